@@ -1,0 +1,92 @@
+/// Every resource bound applied to an archive, in one place.
+///
+/// Archives come from disk, from sync and from other apps; some are damaged and some are crafted.
+/// Readers, the migration pass and the decoder check these limits as they go and stop with an
+/// ``ArchiveError`` of code ``ArchiveError/Code/limitExceeded`` naming the limit (``Limit``) and
+/// where it was hit, instead of running away with memory, time or stack.
+///
+/// | limit | default | bounds |
+/// |---|---|---|
+/// | ``maxDepth`` | 256 | nesting of arrays, dictionaries and objects (stack use) |
+/// | ``maxInputBytes`` | 1 GiB | size of the bytes handed to a reader |
+/// | ``maxObjectCount`` | 10,000,000 | values of one document (nodes of the tree, keyed-archive `$objects`) |
+/// | ``maxStringLength`` | 64 MiB | UTF-8 bytes of one string or key |
+/// | ``maxDataLength`` | 256 MiB | bytes of one data value |
+/// | ``maxCollectionCount`` | 16,777,216 | elements of one array or entries of one dictionary |
+/// | ``maxReferencesExpanded`` | 1,000,000 | values copied when a shared value without identity is used again |
+///
+/// ```swift
+/// var limits = ArchiveLimits()
+/// limits.maxInputBytes = 8 << 20     // files from sync: 8 MiB at most
+/// limits.maxDepth = 64
+/// let decoder = ArchiveDecoder(registry: registry, options: .init(limits: limits))
+/// ```
+///
+/// ``untrusted`` is a tighter preset for input from other apps or the network.
+public struct ArchiveLimits: Sendable, Hashable {
+    /// The names of the limits, as reported in ``ArchiveError/limit``.
+    public enum Limit: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        case depth = "maxDepth"
+        case inputBytes = "maxInputBytes"
+        case objectCount = "maxObjectCount"
+        case stringLength = "maxStringLength"
+        case dataLength = "maxDataLength"
+        case collectionCount = "maxCollectionCount"
+        case referencesExpanded = "maxReferencesExpanded"
+
+        public var description: String { "ArchiveLimits.\(rawValue)" }
+    }
+
+    /// The deepest nesting of arrays, dictionaries and objects. Bounds stack use: readers, the
+    /// migration pass and the decoder all recurse once per level.
+    public var maxDepth: Int = 256
+    /// The largest input a reader accepts, in bytes.
+    public var maxInputBytes: Int = 1 << 30
+    /// The most values one document may hold (tree nodes; `$objects` entries of a keyed archive).
+    public var maxObjectCount: Int = 10_000_000
+    /// The longest string or key, in UTF-8 bytes.
+    public var maxStringLength: Int = 64 << 20
+    /// The longest data value, in bytes.
+    public var maxDataLength: Int = 256 << 20
+    /// The most elements in one array or entries in one dictionary.
+    public var maxCollectionCount: Int = 1 << 24
+    /// The most values copied in total when a shared value that has no identity of its own (an
+    /// array or dictionary referenced from several places of a keyed archive, a struct decoded
+    /// from a reference) is used again. A small archive that references one large array a million
+    /// times stops here instead of growing without bound.
+    public var maxReferencesExpanded: Int = 1_000_000
+
+    /// The defaults in the table above.
+    public init() {}
+
+    /// The defaults.
+    public static let `default` = ArchiveLimits()
+
+    /// A tighter preset for input from other apps or the network: depth 64, 64 MiB of input,
+    /// 1,000,000 values, 8 MiB strings, 32 MiB data, 1,000,000 elements per collection and
+    /// 100,000 expanded references.
+    public static let untrusted: ArchiveLimits = {
+        var limits = ArchiveLimits()
+        limits.maxDepth = 64
+        limits.maxInputBytes = 64 << 20
+        limits.maxObjectCount = 1_000_000
+        limits.maxStringLength = 8 << 20
+        limits.maxDataLength = 32 << 20
+        limits.maxCollectionCount = 1_000_000
+        limits.maxReferencesExpanded = 100_000
+        return limits
+    }()
+
+    /// The value of one limit.
+    public subscript(limit: Limit) -> Int {
+        switch limit {
+        case .depth: return maxDepth
+        case .inputBytes: return maxInputBytes
+        case .objectCount: return maxObjectCount
+        case .stringLength: return maxStringLength
+        case .dataLength: return maxDataLength
+        case .collectionCount: return maxCollectionCount
+        case .referencesExpanded: return maxReferencesExpanded
+        }
+    }
+}

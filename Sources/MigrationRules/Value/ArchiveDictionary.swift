@@ -1,0 +1,265 @@
+/// String-keyed archive values that keep the order in which their keys were archived.
+///
+/// Order matters for output (deterministic files, small fixture diffs) but not for meaning:
+/// two dictionaries with the same entries in another order are equal and hash alike.
+///
+/// ```swift
+/// var point: ArchiveDictionary = ["x": 10, "y": 20]
+/// point["z"] = 0                          // appended at the end
+/// point.renameKey("x", to: "left")        // keeps its position
+/// point["y"] = nil                        // removes the entry
+/// ```
+///
+/// Look-ups scan the entries; ``index(forKey:startingAt:)`` starts just after a previous hit,
+/// which makes reading keys in their archived order (what decoders and migrations do) cost one
+/// comparison per key.
+public struct ArchiveDictionary: Sendable {
+    /// A key and its value.
+    public typealias Element = (key: String, value: ArchiveValue)
+
+    @usableFromInline
+    internal var entries: [Element]
+
+    /// Creates an empty dictionary.
+    @inlinable
+    public init() {
+        entries = []
+    }
+
+    /// Creates an empty dictionary with room for `capacity` entries.
+    @inlinable
+    public init(minimumCapacity capacity: Int) {
+        entries = []
+        entries.reserveCapacity(capacity)
+    }
+
+    /// Creates a dictionary from entries the caller knows to have unique keys.
+    ///
+    /// Readers check uniqueness with ``firstDuplicateKey()``; when keys repeat anyway, look-ups
+    /// find the first entry.
+    @inlinable
+    public init(uniqueEntries: [Element]) {
+        entries = uniqueEntries
+    }
+
+    /// Creates a dictionary from a sequence of entries; a later entry replaces an earlier one with
+    /// the same key, in the earlier one's position.
+    public init<S: Sequence>(_ elements: S) where S.Element == Element {
+        self.init()
+        for (key, value) in elements {
+            updateValue(value, forKey: key)
+        }
+    }
+
+    /// The number of entries.
+    @inlinable
+    public var count: Int { entries.count }
+
+    /// Whether the dictionary has no entries.
+    @inlinable
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// The keys in their archived order.
+    public var keys: [String] { entries.map(\.key) }
+
+    /// The values in their archived order.
+    public var values: [ArchiveValue] { entries.map(\.value) }
+
+    /// The position of `key`, or `nil` when it is absent.
+    @inlinable
+    public func index(forKey key: String) -> Int? {
+        entries.firstIndex { $0.key == key }
+    }
+
+    /// The position of `key`, searching from `start` to the end and then from the beginning.
+    ///
+    /// Pass the position after the previous hit when reading keys in order: each look-up then
+    /// costs one comparison.
+    @inlinable
+    public func index(forKey key: String, startingAt start: Int) -> Int? {
+        let count = entries.count
+        if start > 0 && start < count {
+            for index in start..<count where entries[index].key == key {
+                return index
+            }
+            for index in 0..<start where entries[index].key == key {
+                return index
+            }
+            return nil
+        }
+        return index(forKey: key)
+    }
+
+    /// The value for `key`; assigning `nil` removes the entry, assigning a value replaces it in
+    /// place or appends it.
+    @inlinable
+    public subscript(key: String) -> ArchiveValue? {
+        get {
+            guard let index = index(forKey: key) else { return nil }
+            return entries[index].value
+        }
+        set {
+            if let newValue {
+                updateValue(newValue, forKey: key)
+            } else {
+                removeValue(forKey: key)
+            }
+        }
+    }
+
+    /// Sets the value for `key` (in place when present, appended otherwise) and returns the old
+    /// value.
+    @inlinable
+    @discardableResult
+    public mutating func updateValue(_ value: ArchiveValue, forKey key: String) -> ArchiveValue? {
+        if let index = index(forKey: key) {
+            let old = entries[index].value
+            entries[index].value = value
+            return old
+        }
+        entries.append((key, value))
+        return nil
+    }
+
+    /// Inserts `value` under `key` at `position` (clamped to the valid range), replacing any
+    /// existing entry for `key`.
+    public mutating func insert(_ value: ArchiveValue, forKey key: String, at position: Int) {
+        if let existing = index(forKey: key) {
+            entries.remove(at: existing)
+        }
+        entries.insert((key, value), at: Swift.max(0, Swift.min(position, entries.count)))
+    }
+
+    /// Removes the entry for `key` and returns its value.
+    @inlinable
+    @discardableResult
+    public mutating func removeValue(forKey key: String) -> ArchiveValue? {
+        guard let index = index(forKey: key) else { return nil }
+        return entries.remove(at: index).value
+    }
+
+    /// Renames a key in place, keeping its position. Returns `false` when `old` is absent.
+    ///
+    /// An existing entry under `new` is replaced.
+    @discardableResult
+    public mutating func renameKey(_ old: String, to new: String) -> Bool {
+        guard let index = index(forKey: old) else { return false }
+        if old == new { return true }
+        entries[index].key = new
+        if let duplicate = entries.indices.first(where: { $0 != index && entries[$0].key == new }) {
+            entries.remove(at: duplicate)
+        }
+        return true
+    }
+
+    /// Appends an entry without looking for an existing one: for builders that know the key is
+    /// new (encoders, readers that check ``firstDuplicateKey()``).
+    @inlinable
+    public mutating func appendUnchecked(_ value: ArchiveValue, forKey key: String) {
+        entries.append((key, value))
+    }
+
+    /// Reserves room for `capacity` entries.
+    @inlinable
+    public mutating func reserveCapacity(_ capacity: Int) {
+        entries.reserveCapacity(capacity)
+    }
+
+    /// Removes every entry.
+    public mutating func removeAll(keepingCapacity: Bool = false) {
+        entries.removeAll(keepingCapacity: keepingCapacity)
+    }
+
+    /// Changes every value in place, keeping keys and order.
+    public mutating func updateValues(_ body: (String, inout ArchiveValue) throws -> Void) rethrows {
+        for index in entries.indices {
+            try body(entries[index].key, &entries[index].value)
+        }
+    }
+
+    /// The first key that occurs more than once, if any: readers reject such input.
+    public func firstDuplicateKey() -> String? {
+        if entries.count < 2 { return nil }
+        if entries.count <= 12 {
+            for i in 1..<entries.count {
+                let key = entries[i].key
+                for j in 0..<i where entries[j].key == key {
+                    return key
+                }
+            }
+            return nil
+        }
+        var seen = Set<String>(minimumCapacity: entries.count)
+        for entry in entries where !seen.insert(entry.key).inserted {
+            return entry.key
+        }
+        return nil
+    }
+}
+
+extension ArchiveDictionary: RandomAccessCollection {
+    public typealias Index = Int
+
+    @inlinable
+    public var startIndex: Int { 0 }
+
+    @inlinable
+    public var endIndex: Int { entries.count }
+
+    @inlinable
+    public subscript(position: Int) -> Element {
+        entries[position]
+    }
+
+    /// Changes the value at `position` in place.
+    @inlinable
+    public mutating func setValue(_ value: ArchiveValue, at position: Int) {
+        entries[position].value = value
+    }
+
+    /// Calls `body` with the value at `position` so it can be changed in place without a copy.
+    @inlinable
+    public mutating func withValue<R>(at position: Int, _ body: (inout ArchiveValue) throws -> R) rethrows -> R {
+        try body(&entries[position].value)
+    }
+}
+
+extension ArchiveDictionary: ExpressibleByDictionaryLiteral {
+    public init(dictionaryLiteral elements: (String, ArchiveValue)...) {
+        self.init()
+        reserveCapacity(elements.count)
+        for (key, value) in elements {
+            updateValue(value, forKey: key)
+        }
+    }
+}
+
+extension ArchiveDictionary: Equatable {
+    /// Two dictionaries are equal when they hold the same keys with equal values, in any order.
+    public static func == (lhs: ArchiveDictionary, rhs: ArchiveDictionary) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        var hint = 0
+        for (key, value) in lhs.entries {
+            guard let index = rhs.index(forKey: key, startingAt: hint), rhs.entries[index].value == value else {
+                return false
+            }
+            hint = index + 1
+        }
+        return true
+    }
+}
+
+extension ArchiveDictionary: Hashable {
+    public func hash(into hasher: inout Hasher) {
+        // Order-independent: combine per-entry hashes commutatively.
+        var combined = 0
+        for (key, value) in entries {
+            var entryHasher = Hasher()
+            entryHasher.combine(key)
+            entryHasher.combine(value)
+            combined ^= entryHasher.finalize()
+        }
+        hasher.combine(entries.count)
+        hasher.combine(combined)
+    }
+}

@@ -1,0 +1,187 @@
+/// The identity of a shared object inside one archive; ``ArchiveValue/reference(_:)`` nodes
+/// point to it.
+///
+/// Identities are local to an archive (they map one-to-one onto NSKeyedArchiver's UIDs) and carry
+/// no meaning across archives.
+public struct ArchiveObjectID: RawRepresentable, Hashable, Comparable, Sendable, ExpressibleByIntegerLiteral,
+    CustomStringConvertible
+{
+    /// The number written to the archive (`"$id"` in JSON, the UID in a keyed archive).
+    public var rawValue: Int
+
+    public init(rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    public init(_ rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    public init(integerLiteral value: Int) {
+        self.rawValue = value
+    }
+
+    public static func < (lhs: ArchiveObjectID, rhs: ArchiveObjectID) -> Bool {
+        lhs.rawValue < rhs.rawValue
+    }
+
+    public var description: String { "#\(rawValue)" }
+}
+
+/// A typed model object in the archive tree: its stable type name, the version of that type it
+/// was written at, an optional identity, and its own fields.
+///
+/// A migration step sees exactly one object's ``fields``: nested objects are values inside them
+/// and are migrated by their own type's chain.
+///
+/// ```swift
+/// var circle = ArchiveObject(typeName: "Circle", version: 1, fields: ["r": 3])
+/// circle.fields.renameKey("r", to: "radius")
+/// circle.version = 2
+/// ```
+///
+/// `ArchiveObject` is a value with copy-on-write storage: editing one that is uniquely held (as
+/// the migration pass does) changes it in place without copying its fields.
+public struct ArchiveObject: Sendable {
+    /// Copy-on-write storage. `@unchecked Sendable` is sound because the storage is only mutated
+    /// through `ArchiveObject`'s setters after `isKnownUniquelyReferenced` proved that no other
+    /// value (and so no other thread) can see it.
+    @usableFromInline
+    final class Storage: @unchecked Sendable {
+        @usableFromInline var typeName: String
+        @usableFromInline var version: Int?
+        @usableFromInline var id: ArchiveObjectID?
+        @usableFromInline var superclassNames: [String]
+        @usableFromInline var fields: ArchiveDictionary
+
+        @usableFromInline
+        init(typeName: String, version: Int?, id: ArchiveObjectID?, superclassNames: [String], fields: ArchiveDictionary) {
+            self.typeName = typeName
+            self.version = version
+            self.id = id
+            self.superclassNames = superclassNames
+            self.fields = fields
+        }
+
+        @usableFromInline
+        func copy() -> Storage {
+            Storage(typeName: typeName, version: version, id: id, superclassNames: superclassNames, fields: fields)
+        }
+    }
+
+    @usableFromInline
+    var storage: Storage
+
+    /// Creates an object.
+    ///
+    /// - Parameters:
+    ///   - typeName: The stable archive type name (a model's `archiveTypeName`, the class name in
+    ///     keyed archives).
+    ///   - version: The version of the type the object was written at; `nil` for archives that
+    ///     record none (plain NSCoding), which migrations map to the type's pre-versioning version.
+    ///   - id: The identity references point to, when the object is shared or conditionally
+    ///     referenced.
+    ///   - superclassNames: For keyed archives, the class chain after the class itself
+    ///     (`$classes` without its first entry).
+    ///   - fields: The object's own keys and values.
+    @inlinable
+    public init(
+        typeName: String, version: Int?, id: ArchiveObjectID? = nil, superclassNames: [String] = [],
+        fields: ArchiveDictionary = [:]
+    ) {
+        storage = Storage(typeName: typeName, version: version, id: id, superclassNames: superclassNames, fields: fields)
+    }
+
+    @inlinable
+    mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = storage.copy()
+        }
+    }
+
+    /// The stable archive type name.
+    @inlinable
+    public var typeName: String {
+        get { storage.typeName }
+        set {
+            makeUnique()
+            storage.typeName = newValue
+        }
+    }
+
+    /// The version of the type this object was written at, or `nil` when the archive records none.
+    @inlinable
+    public var version: Int? {
+        get { storage.version }
+        set {
+            makeUnique()
+            storage.version = newValue
+        }
+    }
+
+    /// The identity that ``ArchiveValue/reference(_:)`` nodes use to point at this object.
+    @inlinable
+    public var id: ArchiveObjectID? {
+        get { storage.id }
+        set {
+            makeUnique()
+            storage.id = newValue
+        }
+    }
+
+    /// For keyed archives: the superclass chain after the class itself, nearest first.
+    @inlinable
+    public var superclassNames: [String] {
+        get { storage.superclassNames }
+        set {
+            makeUnique()
+            storage.superclassNames = newValue
+        }
+    }
+
+    /// The object's own keys and values, in archived order.
+    @inlinable
+    public var fields: ArchiveDictionary {
+        get { storage.fields }
+        _modify {
+            makeUnique()
+            yield &storage.fields
+        }
+        set {
+            makeUnique()
+            storage.fields = newValue
+        }
+    }
+
+    /// The value of one field.
+    @inlinable
+    public subscript(key: String) -> ArchiveValue? {
+        get { storage.fields[key] }
+        set { fields[key] = newValue }
+    }
+}
+
+extension ArchiveObject: Hashable {
+    public static func == (lhs: ArchiveObject, rhs: ArchiveObject) -> Bool {
+        if lhs.storage === rhs.storage { return true }
+        return lhs.typeName == rhs.typeName && lhs.version == rhs.version && lhs.id == rhs.id
+            && lhs.superclassNames == rhs.superclassNames && lhs.fields == rhs.fields
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(typeName)
+        hasher.combine(version)
+        hasher.combine(id)
+        hasher.combine(fields)
+    }
+}
+
+extension ArchiveObject: CustomStringConvertible {
+    /// `Circle v2 #3`: type name, version and identity.
+    public var description: String {
+        var text = typeName
+        if let version { text += " v\(version)" }
+        if let id { text += " \(id)" }
+        return text
+    }
+}

@@ -1,0 +1,3 @@
+import ModelVersioning
+
+print("archive-migrate: not yet implemented")
