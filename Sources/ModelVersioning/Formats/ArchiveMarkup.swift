@@ -33,7 +33,7 @@ import Foundation
 /// `$archive` or `$type` (``MarkupMode/automatic``); any other document is plain and its keys
 /// are taken literally, so foreign JSON with keys such as `$schema` reads unchanged.
 enum ArchiveMarkup {
-    static let archiveKey = "$archive"
+    static let archiveKey = ArchiveEnvelope.markerKey
     static let typeKey = "$type"
     static let versionKey = "$version"
     static let idKey = "$id"

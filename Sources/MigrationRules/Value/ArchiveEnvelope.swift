@@ -1,0 +1,98 @@
+/// The top level of an archive written by this library: a marker with the envelope format
+/// version, the optional document name and version, and the root value.
+///
+/// In the tree it is a dictionary whose first key is `"$archive"`:
+///
+/// ```json
+/// { "$archive" : 1, "document" : "Sketch", "documentVersion" : 3, "root" : { "$type" : "Drawing", … } }
+/// ```
+///
+/// Trees that are not envelopes (foreign JSON, property lists, keyed archives) are documents
+/// too: their top-level value is the root and their version, if any, lives where the
+/// document's migrations say (`schema_version`, `metadata.documentVersion`, …).
+public struct ArchiveEnvelope: Sendable, Hashable {
+    /// The key that marks an envelope; its value is the envelope format version.
+    public static let markerKey = "$archive"
+    /// The key of the document name.
+    public static let documentKey = "document"
+    /// The key of the document version.
+    public static let documentVersionKey = "documentVersion"
+    /// The key of the root value.
+    public static let rootKey = "root"
+    /// The envelope format this library writes.
+    public static let currentFormatVersion = 1
+
+    /// The envelope format version the archive was written with.
+    public var formatVersion: Int
+    /// The document name, when the app declared one.
+    public var document: String?
+    /// The document version, when the app declared one.
+    public var documentVersion: Int?
+    /// The archived value.
+    public var root: ArchiveValue
+
+    /// Creates an envelope around `root`.
+    public init(
+        root: ArchiveValue, document: String? = nil, documentVersion: Int? = nil,
+        formatVersion: Int = ArchiveEnvelope.currentFormatVersion
+    ) {
+        self.root = root
+        self.document = document
+        self.documentVersion = documentVersion
+        self.formatVersion = formatVersion
+    }
+
+    /// Reads the envelope of a tree; `nil` when the tree is not an envelope.
+    ///
+    /// - Throws: ``ArchiveError`` (``ArchiveError/Code/malformedInput``) for an envelope with a
+    ///   bad marker, document name or version, or no root.
+    public init?(tree: ArchiveValue) throws {
+        guard case .dictionary(let entries) = tree, let marker = entries[Self.markerKey] else { return nil }
+        guard let format = marker.intValue, format >= 1 else {
+            throw ArchiveError(.malformedInput, "'$archive' must be a positive integer", path: [.key(Self.markerKey)])
+        }
+        guard format <= Self.currentFormatVersion else {
+            throw ArchiveError(
+                .newerVersion,
+                "the archive envelope has format \(format); this library reads format \(Self.currentFormatVersion)",
+                path: [.key(Self.markerKey)])
+        }
+        guard let root = entries[Self.rootKey] else {
+            throw ArchiveError(.malformedInput, "the archive has no 'root'")
+        }
+        var document: String?
+        if let value = entries[Self.documentKey], !value.isNull {
+            guard let name = value.stringValue else {
+                throw ArchiveError(
+                    .malformedInput, "'document' must be a string", path: [.key(Self.documentKey)])
+            }
+            document = name
+        }
+        var documentVersion: Int?
+        if let value = entries[Self.documentVersionKey], !value.isNull {
+            guard let version = value.intValue, version >= 0 else {
+                throw ArchiveError(
+                    .malformedInput, "'documentVersion' must be a non-negative integer",
+                    path: [.key(Self.documentVersionKey)])
+            }
+            documentVersion = version
+        }
+        self.init(root: root, document: document, documentVersion: documentVersion, formatVersion: format)
+    }
+
+    /// Whether `tree` is an envelope (a dictionary with the `"$archive"` key).
+    public static func isEnvelope(_ tree: ArchiveValue) -> Bool {
+        if case .dictionary(let entries) = tree { return entries.index(forKey: markerKey) != nil }
+        return false
+    }
+
+    /// The envelope as a tree: marker, document, document version, root, in that order.
+    public var tree: ArchiveValue {
+        var entries = ArchiveDictionary(minimumCapacity: 4)
+        entries.appendUnchecked(.int(Int64(formatVersion)), forKey: Self.markerKey)
+        if let document { entries.appendUnchecked(.string(document), forKey: Self.documentKey) }
+        if let documentVersion { entries.appendUnchecked(.int(Int64(documentVersion)), forKey: Self.documentVersionKey) }
+        entries.appendUnchecked(root, forKey: Self.rootKey)
+        return .dictionary(entries)
+    }
+}
