@@ -25,6 +25,8 @@ import Foundation
 /// * JSON only: `{"$date": "ISO 8601" | seconds since 2001}`, `{"$data": "base64"}` and
 ///   `{"$double": "nan" | "inf" | "-inf"}` keep dates, bytes and non-finite doubles exact.
 ///   Property lists have native forms for these.
+/// * Property lists only: `{"$null": true}` stands for ``ArchiveValue/null``, which they cannot
+///   hold natively.
 /// * A key of the model that starts with `$` is written with one more `$` (`$price` → `$$price`).
 /// * `$archive` is kept as a plain key in the top-level dictionary: it marks the envelope
 ///   ``ArchiveEnvelope`` writes.
@@ -42,6 +44,8 @@ enum ArchiveMarkup {
     static let dateKey = "$date"
     static let dataKey = "$data"
     static let doubleKey = "$double"
+    /// Property lists have no null: `{"$null": true}` stands for ``ArchiveValue/null`` there.
+    static let nullKey = "$null"
 
     /// Whether `key` must be escaped (or is reserved) because it starts with `$`.
     @inline(__always)
@@ -118,7 +122,7 @@ enum ArchiveMarkup {
             case archiveKey where isTopLevel:
                 fields.appendUnchecked(value, forKey: key)
                 continue
-            case referenceKey, dateKey, dataKey, doubleKey:
+            case referenceKey, dateKey, dataKey, doubleKey, nullKey:
                 break
             default:
                 throw malformed(
@@ -127,7 +131,7 @@ enum ArchiveMarkup {
             metadataKeys.append(key)
         }
         if let typeName {
-            if let stray = metadataKeys.first(where: { [referenceKey, dateKey, dataKey, doubleKey].contains($0) }) {
+            if let stray = metadataKeys.first(where: { [referenceKey, dateKey, dataKey, doubleKey, nullKey].contains($0) }) {
                 throw malformed("'\(stray)' cannot appear in an object", path.appending(stray))
             }
             return .object(
@@ -155,6 +159,11 @@ enum ArchiveMarkup {
                 throw malformed("'$data' must be a base64 string", path.appending(dataKey))
             }
             return .data(data)
+        case nullKey:
+            guard tagged == .bool(true) else {
+                throw malformed("'$null' must be true", path.appending(nullKey))
+            }
+            return .null
         case doubleKey where allowsValueTags:
             switch tagged.stringValue {
             case "nan": return .double(.nan)
