@@ -91,7 +91,9 @@ public struct ArchiveEnvelope: Sendable, Hashable {
         var entries = ArchiveDictionary(minimumCapacity: 4)
         entries.appendUnchecked(.int(Int64(formatVersion)), forKey: Self.markerKey)
         if let document { entries.appendUnchecked(.string(document), forKey: Self.documentKey) }
-        if let documentVersion { entries.appendUnchecked(.int(Int64(documentVersion)), forKey: Self.documentVersionKey) }
+        if let documentVersion {
+            entries.appendUnchecked(.int(Int64(documentVersion)), forKey: Self.documentVersionKey)
+        }
         entries.appendUnchecked(root, forKey: Self.rootKey)
         return .dictionary(entries)
     }

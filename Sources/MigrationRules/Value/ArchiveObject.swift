@@ -55,7 +55,9 @@ public struct ArchiveObject: Sendable {
         @usableFromInline var fields: ArchiveDictionary
 
         @usableFromInline
-        init(typeName: String, version: Int?, id: ArchiveObjectID?, superclassNames: [String], fields: ArchiveDictionary) {
+        init(
+            typeName: String, version: Int?, id: ArchiveObjectID?, superclassNames: [String], fields: ArchiveDictionary
+        ) {
             self.typeName = typeName
             self.version = version
             self.id = id
@@ -89,7 +91,8 @@ public struct ArchiveObject: Sendable {
         typeName: String, version: Int?, id: ArchiveObjectID? = nil, superclassNames: [String] = [],
         fields: ArchiveDictionary = [:]
     ) {
-        storage = Storage(typeName: typeName, version: version, id: id, superclassNames: superclassNames, fields: fields)
+        storage = Storage(
+            typeName: typeName, version: version, id: id, superclassNames: superclassNames, fields: fields)
     }
 
     @inlinable

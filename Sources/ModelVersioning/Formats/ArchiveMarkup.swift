@@ -131,11 +131,14 @@ enum ArchiveMarkup {
             metadataKeys.append(key)
         }
         if let typeName {
-            if let stray = metadataKeys.first(where: { [referenceKey, dateKey, dataKey, doubleKey, nullKey].contains($0) }) {
+            if let stray = metadataKeys.first(where: {
+                [referenceKey, dateKey, dataKey, doubleKey, nullKey].contains($0)
+            }) {
                 throw malformed("'\(stray)' cannot appear in an object", path.appending(stray))
             }
             return .object(
-                ArchiveObject(typeName: typeName, version: version, id: id, superclassNames: superclasses, fields: fields))
+                ArchiveObject(
+                    typeName: typeName, version: version, id: id, superclassNames: superclasses, fields: fields))
         }
         if metadataKeys.contains(versionKey) || metadataKeys.contains(idKey) || metadataKeys.contains(classesKey) {
             throw malformed("an object needs '$type'", path)

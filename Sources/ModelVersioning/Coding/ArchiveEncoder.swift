@@ -1,0 +1,110 @@
+import Foundation
+
+/// Encodes Codable values into versioned archives: every ``VersionedModel`` object is stamped
+/// with its archive type name and version, shared model class instances are written once, and
+/// Mantle-style encoding behaviours decide which properties are written.
+///
+/// ```swift
+/// let encoder = ArchiveEncoder()                        // JSON, pretty-printed
+/// let data = try encoder.encode(contents)
+///
+/// var plist = ArchiveEncoder(format: .binaryPropertyList)
+/// plist.document = "Sketch"                             // optional document name and version
+/// plist.documentVersion = 3
+/// try plist.encode(contents).write(to: url, options: .atomic)
+/// ```
+///
+/// The archive is an ``ArchiveEnvelope`` around the encoded root; ``encodeTree(_:)`` returns it
+/// as a tree without writing bytes.
+///
+/// Errors are ``ArchiveError``s with the path of the offending value:
+/// ``ArchiveError/Code/referenceCycle`` when model objects refer to each other through
+/// unconditional references (declare the back-reference `.conditional`),
+/// ``ArchiveError/Code/invalidValue`` for values the model or format cannot hold, and
+/// ``ArchiveError/Code/limitExceeded`` beyond ``ArchiveLimits/maxDepth``.
+public struct ArchiveEncoder: Sendable {
+    /// The format ``encode(_:)`` writes.
+    public var format: ArchiveFormat
+    /// Pretty printing, markup and limits for the format writer.
+    public var writingOptions: ArchiveWritingOptions
+    /// The document name recorded in the envelope.
+    public var document: String?
+    /// The document version recorded in the envelope.
+    public var documentVersion: Int?
+    /// Registered types' information is reused when present; encoding needs no registration.
+    public var registry: ModelRegistry?
+    /// Values the models' `encode(to:)` can read from `encoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+
+    /// Creates an encoder.
+    public init(
+        format: ArchiveFormat = .json, writingOptions: ArchiveWritingOptions = .init(), registry: ModelRegistry? = nil
+    ) {
+        self.format = format
+        self.writingOptions = writingOptions
+        self.registry = registry
+    }
+
+    /// Encodes `value` and writes the archive in ``format``.
+    public func encode<T: Encodable>(_ value: T) throws -> Data {
+        try format.write(try encodeTree(value), options: writingOptions)
+    }
+
+    /// Encodes `value` into an archive tree: the envelope with the root value.
+    public func encodeTree<T: Encodable>(_ value: T) throws -> ArchiveValue {
+        ArchiveEnvelope(root: try encodeValue(value), document: document, documentVersion: documentVersion).tree
+    }
+
+    /// Encodes `value` into a bare tree, without the envelope.
+    public func encodeValue<T: Encodable>(_ value: T) throws -> ArchiveValue {
+        let session = EncodingSession(registry: registry, limits: writingOptions.limits, userInfo: userInfo)
+        let root = TreeEncoder(session: session, parent: nil, key: nil, depth: 0, model: nil)
+        var tree: ArchiveValue
+        do {
+            tree = try root.box(value, key: nil)
+        } catch let error as ArchiveError {
+            throw error
+        } catch let error as EncodingError {
+            throw ArchiveError(error)
+        } catch {
+            throw ArchiveError(.invalidValue, "the value could not be encoded", underlyingError: error)
+        }
+        if !session.graph.isEmpty {
+            session.graph.finalize(&tree)
+        }
+        return tree
+    }
+}
+
+extension ArchiveError {
+    /// Wraps an `EncodingError` thrown by a model's own `encode(to:)`.
+    init(_ error: EncodingError) {
+        switch error {
+        case .invalidValue(_, let context):
+            self.init(
+                .invalidValue, context.debugDescription, path: ArchivePath(codingPath: context.codingPath),
+                underlyingError: error)
+        @unknown default:
+            self.init(.invalidValue, "the value could not be encoded", underlyingError: error)
+        }
+    }
+
+    /// Wraps a `DecodingError` thrown by a model's own `init(from:)`.
+    init(_ error: DecodingError) {
+        switch error {
+        case .typeMismatch(_, let context):
+            self.init(.typeMismatch, context.debugDescription, path: ArchivePath(codingPath: context.codingPath))
+        case .valueNotFound(_, let context):
+            self.init(.valueNotFound, context.debugDescription, path: ArchivePath(codingPath: context.codingPath))
+        case .keyNotFound(let key, let context):
+            self.init(
+                .keyNotFound, "key '\(key.stringValue)' is missing",
+                path: ArchivePath(codingPath: context.codingPath + [key]))
+        case .dataCorrupted(let context):
+            self.init(.dataCorrupted, context.debugDescription, path: ArchivePath(codingPath: context.codingPath))
+        @unknown default:
+            self.init(.dataCorrupted, "the value could not be decoded")
+        }
+        underlyingError = error
+    }
+}

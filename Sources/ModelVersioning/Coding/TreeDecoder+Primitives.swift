@@ -1,0 +1,210 @@
+import Foundation
+
+/// Primitive values out of tree nodes, with exact numeric conversions and the lenient forms of
+/// foreign documents (ISO 8601 strings for dates, base64 strings for data).
+extension TreeDecoder {
+    /// Values with a node of their own, decoded without calling their `init(from:)`; `nil` for
+    /// every other type.
+    @inline(__always)
+    func unboxSpecial<T: Decodable>(_ value: ArchiveValue, as type: T.Type) throws -> T? {
+        if T.self == String.self { return try unboxString(value) as? T }
+        if T.self == Int.self { return try unboxInteger(value, as: Int.self) as? T }
+        if T.self == Double.self { return try unboxDouble(value) as? T }
+        if T.self == Bool.self { return try unboxBool(value) as? T }
+        if let primitive = T.self as? any ArchiveDecodablePrimitive.Type {
+            return try primitive.init(archiveValue: value, decoder: self) as? T
+        }
+        return nil
+    }
+
+    func unboxString(_ value: ArchiveValue, key: PathKey? = nil) throws -> String {
+        guard case .string(let string) = value else { throw mismatch(expected: "a string", found: value, key: key) }
+        return string
+    }
+
+    func unboxBool(_ value: ArchiveValue, key: PathKey? = nil) throws -> Bool {
+        guard case .bool(let bool) = value else { throw mismatch(expected: "a Boolean", found: value, key: key) }
+        return bool
+    }
+
+    func unboxInteger<I: FixedWidthInteger>(_ value: ArchiveValue, as type: I.Type, key: PathKey? = nil) throws -> I {
+        switch value {
+        case .int(let number):
+            if let result = I(exactly: number) { return result }
+        case .uint(let number):
+            if let result = I(exactly: number) { return result }
+        case .double(let number):
+            if number.isFinite, number.rounded(.towardZero) == number, let result = I(exactly: number) {
+                return result
+            }
+        default:
+            throw mismatch(expected: "an integer", found: value, key: key)
+        }
+        throw error(.dataCorrupted, "\(Self.describe(value)) does not fit in \(I.self)", key: key)
+    }
+
+    func unboxDouble(_ value: ArchiveValue, key: PathKey? = nil) throws -> Double {
+        switch value {
+        case .double(let number): return number
+        case .int(let number): return Double(number)
+        case .uint(let number): return Double(number)
+        default: throw mismatch(expected: "a number", found: value, key: key)
+        }
+    }
+
+    func unboxFloat(_ value: ArchiveValue, key: PathKey? = nil) throws -> Float {
+        let number = try unboxDouble(value, key: key)
+        let float = Float(number)
+        guard float.isFinite || !number.isFinite else {
+            throw error(.dataCorrupted, "\(number) does not fit in Float", key: key)
+        }
+        return float
+    }
+}
+
+/// Types decoded straight from a tree node instead of through their `init(from:)`.
+protocol ArchiveDecodablePrimitive {
+    init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws
+}
+
+extension Int8: ArchiveDecodablePrimitive {
+    init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws {
+        self = try decoder.unboxInteger(archiveValue, as: Int8.self)
+    }
+}
+
+extension Int16: ArchiveDecodablePrimitive {
+    init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws {
+        self = try decoder.unboxInteger(archiveValue, as: Int16.self)
+    }
+}
+
+extension Int32: ArchiveDecodablePrimitive {
+    init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws {
+        self = try decoder.unboxInteger(archiveValue, as: Int32.self)
+    }
+}
+
+extension Int64: ArchiveDecodablePrimitive {
+    init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws {
+        self = try decoder.unboxInteger(archiveValue, as: Int64.self)
+    }
+}
+
+extension UInt: ArchiveDecodablePrimitive {
+    init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws {
+        self = try decoder.unboxInteger(archiveValue, as: UInt.self)
+    }
+}
+
+extension UInt8: ArchiveDecodablePrimitive {
+    init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws {
+        self = try decoder.unboxInteger(archiveValue, as: UInt8.self)
+    }
+}
+
+extension UInt16: ArchiveDecodablePrimitive {
+    init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws {
+        self = try decoder.unboxInteger(archiveValue, as: UInt16.self)
+    }
+}
+
+extension UInt32: ArchiveDecodablePrimitive {
+    init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws {
+        self = try decoder.unboxInteger(archiveValue, as: UInt32.self)
+    }
+}
+
+extension UInt64: ArchiveDecodablePrimitive {
+    init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws {
+        self = try decoder.unboxInteger(archiveValue, as: UInt64.self)
+    }
+}
+
+extension Float: ArchiveDecodablePrimitive {
+    init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws {
+        self = try decoder.unboxFloat(archiveValue)
+    }
+}
+
+extension Date: ArchiveDecodablePrimitive {
+    /// A date node; an ISO 8601 string or a number of seconds since 2001-01-01 (Foundation's
+    /// default) in foreign documents.
+    init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws {
+        switch archiveValue {
+        case .date(let date):
+            self = date
+        case .string(let text):
+            guard let date = ISO8601Date.date(from: text) else {
+                throw decoder.error(.dataCorrupted, "\"\(text)\" is not an ISO 8601 date")
+            }
+            self = date
+        case .int, .uint, .double:
+            self = Date(timeIntervalSinceReferenceDate: try decoder.unboxDouble(archiveValue))
+        default:
+            throw decoder.mismatch(expected: "a date", found: archiveValue)
+        }
+    }
+}
+
+extension Data: ArchiveDecodablePrimitive {
+    /// A data node, or a base64 string in foreign documents.
+    init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws {
+        switch archiveValue {
+        case .data(let data):
+            self = data
+        case .string(let text):
+            guard let data = Data(base64Encoded: text) else {
+                throw decoder.error(.dataCorrupted, "the string is not valid base64 data")
+            }
+            self = data
+        default:
+            throw decoder.mismatch(expected: "data", found: archiveValue)
+        }
+    }
+}
+
+extension URL: ArchiveDecodablePrimitive {
+    init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws {
+        let text = try decoder.unboxString(archiveValue)
+        guard let url = URL(string: text) else {
+            throw decoder.error(.dataCorrupted, "\"\(text)\" is not a valid URL")
+        }
+        self = url
+    }
+}
+
+extension Decimal: ArchiveDecodablePrimitive {
+    init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws {
+        switch archiveValue {
+        case .string(let text):
+            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                throw decoder.error(.dataCorrupted, "\"\(text)\" is not a decimal number")
+            }
+            self = decimal
+        case .int(let number):
+            self = Decimal(number)
+        case .uint(let number):
+            self = Decimal(number)
+        case .double(let number):
+            self = Decimal(number)
+        default:
+            throw decoder.mismatch(expected: "a decimal number", found: archiveValue)
+        }
+    }
+}
+
+extension ArchiveValue: ArchiveDecodablePrimitive {
+    init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws {
+        self = archiveValue
+    }
+}
+
+extension UnknownModel: ArchiveDecodablePrimitive {
+    init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws {
+        guard case .object(let object) = archiveValue else {
+            throw decoder.mismatch(expected: "an archived object", found: archiveValue)
+        }
+        self.init(archivedObject: object)
+    }
+}

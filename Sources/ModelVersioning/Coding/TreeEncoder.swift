@@ -1,0 +1,375 @@
+import Foundation
+
+/// State shared by every encoder of one encoding run.
+final class EncodingSession {
+    var infos: ModelInfoCache
+    var graph = EncodingGraph()
+    let limits: ArchiveLimits
+    let userInfo: [CodingUserInfoKey: Any]
+
+    init(registry: ModelRegistry?, limits: ArchiveLimits, userInfo: [CodingUserInfoKey: Any]) {
+        self.infos = ModelInfoCache(registry: registry)
+        self.limits = limits
+        self.userInfo = userInfo
+    }
+}
+
+/// The `Encoder` that builds an ``ArchiveValue`` tree: one per encoded value that is not a
+/// primitive, linked to its parent for the coding path.
+///
+/// Primitives (strings, numbers, Booleans, dates, data, URLs) become tree nodes directly
+/// without an encoder. A ``VersionedModel`` becomes an ``ArchiveValue/object(_:)`` stamped with
+/// its type name and version; a model class instance met again becomes a reference to the first
+/// one, and the model's ``VersionedModel/encodingBehaviors`` decide which keys are skipped or
+/// written conditionally.
+final class TreeEncoder: Encoder {
+    enum Storage {
+        case empty
+        case value(ArchiveValue)
+        case keyed(KeyedEncodingStorage)
+        case unkeyed(UnkeyedEncodingStorage)
+    }
+
+    let session: EncodingSession
+    let parent: TreeEncoder?
+    let key: (any CodingKey)?
+    let depth: Int
+    /// The model whose own keys this encoder writes: its behaviours apply to the keyed container.
+    let model: ModelInfo?
+    var storage: Storage = .empty
+
+    init(session: EncodingSession, parent: TreeEncoder?, key: (any CodingKey)?, depth: Int, model: ModelInfo?) {
+        self.session = session
+        self.parent = parent
+        self.key = key
+        self.depth = depth
+        self.model = model
+    }
+
+    var codingPath: [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var encoder: TreeEncoder? = self
+        while let current = encoder {
+            if let key = current.key { keys.append(key) }
+            encoder = current.parent
+        }
+        return keys.reversed()
+    }
+
+    var userInfo: [CodingUserInfoKey: Any] { session.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let keyed: KeyedEncodingStorage
+        if case .keyed(let existing) = storage {
+            keyed = existing
+        } else {
+            keyed = KeyedEncodingStorage()
+            storage = .keyed(keyed)
+        }
+        return KeyedEncodingContainer(TreeKeyedEncodingContainer<Key>(encoder: self, storage: keyed, model: model))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        let unkeyed: UnkeyedEncodingStorage
+        if case .unkeyed(let existing) = storage {
+            unkeyed = existing
+        } else {
+            unkeyed = UnkeyedEncodingStorage()
+            storage = .unkeyed(unkeyed)
+        }
+        return TreeUnkeyedEncodingContainer(encoder: self, storage: unkeyed)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        TreeSingleValueEncodingContainer(encoder: self)
+    }
+
+    /// The tree this encoder built.
+    func finish() throws -> ArchiveValue {
+        switch storage {
+        case .empty:
+            return .dictionary([:])
+        case .value(let value):
+            return value
+        case .keyed(let keyed):
+            return .dictionary(try keyed.finish())
+        case .unkeyed(let unkeyed):
+            return .array(try unkeyed.finish())
+        }
+    }
+
+    /// The path of this encoder followed by `key`, for errors.
+    func path(appending key: (any CodingKey)?) -> ArchivePath {
+        var keys = codingPath
+        if let key { keys.append(key) }
+        return ArchivePath(codingPath: keys)
+    }
+
+    func error(_ code: ArchiveError.Code, _ message: String, at key: (any CodingKey)?) -> ArchiveError {
+        ArchiveError(code, message, path: path(appending: key))
+    }
+}
+
+// MARK: - Boxing values
+
+extension TreeEncoder {
+    /// The tree of `value`, written as a child of this encoder under `key`.
+    func box<T: Encodable>(_ value: T, key: (any CodingKey)?) throws -> ArchiveValue {
+        if let primitive = try boxPrimitive(value, key: key) {
+            return primitive
+        }
+        let info = session.infos.info(for: Swift.type(of: value))
+        if let info, info.isClass {
+            return try boxModelInstance(value, info: info, key: key)
+        }
+        return try boxComposite(value, info: info, id: nil, key: key)
+    }
+
+    /// Values with a tree node of their own; `nil` for everything else.
+    @inline(__always)
+    func boxPrimitive<T: Encodable>(_ value: T, key: (any CodingKey)?) throws -> ArchiveValue? {
+        let type = T.self
+        if type == String.self { return .string(unsafeBitCast(value, to: String.self)) }
+        if type == Int.self { return .int(Int64(unsafeBitCast(value, to: Int.self))) }
+        if type == Double.self { return .double(unsafeBitCast(value, to: Double.self)) }
+        if type == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
+        if type == Int64.self { return .int(unsafeBitCast(value, to: Int64.self)) }
+        if type == UInt64.self { return ArchiveValue(unsafeBitCast(value, to: UInt64.self)) }
+        if type == Date.self { return .date(unsafeBitCast(value, to: Date.self)) }
+        if let value = value as? any ArchivePrimitive {
+            return try value.archiveValue(in: self, key: key)
+        }
+        return nil
+    }
+
+    /// A model class instance: written once, referenced afterwards.
+    private func boxModelInstance<T: Encodable>(_ value: T, info: ModelInfo, key: (any CodingKey)?) throws
+        -> ArchiveValue
+    {
+        let object = value as AnyObject
+        switch session.graph.beginUnconditional(object) {
+        case .reference(let id):
+            return .reference(ArchiveObjectID(id))
+        case .cycle:
+            throw error(
+                .referenceCycle,
+                "this \(info.typeName) object refers back to itself through unconditional references; declare the "
+                    + "back-reference (a parent, an owner) as .conditional in encodingBehaviors",
+                at: key)
+        case .write(let id):
+            let tree = try boxComposite(value, info: info, id: ArchiveObjectID(id), key: key)
+            session.graph.endUnconditional(object)
+            return tree
+        }
+    }
+
+    /// Any other encodable: encoded by its own `encode(to:)` into a child encoder.
+    private func boxComposite<T: Encodable>(_ value: T, info: ModelInfo?, id: ArchiveObjectID?, key: (any CodingKey)?)
+        throws -> ArchiveValue
+    {
+        guard depth < session.limits.maxDepth else {
+            throw ArchiveError.limitExceeded(
+                .depth, "the value nests deeper than \(session.limits.maxDepth) levels", path: path(appending: key))
+        }
+        let child = TreeEncoder(session: session, parent: self, key: key, depth: depth + 1, model: info)
+        try value.encode(to: child)
+        guard let info else {
+            return try child.finish()
+        }
+        var extras: UnknownFields?
+        var fields: ArchiveDictionary
+        switch child.storage {
+        case .empty:
+            fields = [:]
+        case .keyed(let keyed):
+            fields = try keyed.finish()
+            extras = keyed.extras
+        case .value(.object(let object)) where object.typeName == info.typeName:
+            // A model that encodes itself as an archived object (a wrapper around one).
+            return .object(object)
+        case .value, .unkeyed:
+            throw error(
+                .invalidValue,
+                "\(info.typeName) is a VersionedModel but encodes a single value or an array; a model must encode a "
+                    + "keyed container (drop the VersionedModel conformance for plain values such as enums)",
+                at: key)
+        }
+        var version = info.version
+        if let extras {
+            for (archivedKey, archivedValue) in extras.archivedFields where fields.index(forKey: archivedKey) == nil {
+                fields.appendUnchecked(archivedValue, forKey: archivedKey)
+            }
+            if let archived = extras.archivedVersion, archived > version { version = archived }
+        }
+        return .object(ArchiveObject(typeName: info.typeName, version: version, id: id, fields: fields))
+    }
+
+    /// A conditional reference to `value` (see ``EncodingBehavior/conditional``).
+    func boxConditional<T: Encodable>(_ value: T, key: any CodingKey) throws -> ArchiveValue {
+        if let optional = value as? any OptionalProtocol {
+            guard let wrapped = optional.wrappedEncodable else { return .null }
+            return try boxConditionalExistential(wrapped, key: key)
+        }
+        let info = session.infos.info(for: Swift.type(of: value))
+        guard let info, info.isClass else {
+            throw error(
+                .invalidValue,
+                "'\(key.stringValue)' is declared .conditional but holds a \(Swift.type(of: value)); conditional "
+                    + "references need an instance of a VersionedModel class",
+                at: key)
+        }
+        return .reference(ArchiveObjectID(session.graph.conditionalReference(to: value as AnyObject)))
+    }
+
+    private func boxConditionalExistential(_ value: any Encodable, key: any CodingKey) throws -> ArchiveValue {
+        try boxConditional(value, key: key)
+    }
+}
+
+/// Optionals seen through a generic `T`, so a conditional `T?` can be unwrapped.
+protocol OptionalProtocol {
+    var wrappedEncodable: (any Encodable)? { get }
+}
+
+extension Optional: OptionalProtocol {
+    var wrappedEncodable: (any Encodable)? {
+        switch self {
+        case .some(let wrapped): return wrapped as? any Encodable
+        case .none: return nil
+        }
+    }
+}
+
+/// Types the coders map to a tree node of their own instead of calling their `encode(to:)`.
+protocol ArchivePrimitive {
+    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue
+}
+
+extension Data: ArchivePrimitive {
+    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue { .data(self) }
+}
+
+extension URL: ArchivePrimitive {
+    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue {
+        .string(absoluteString)
+    }
+}
+
+extension Decimal: ArchivePrimitive {
+    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue {
+        .string(description)
+    }
+}
+
+extension ArchiveValue: ArchivePrimitive {
+    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue { self }
+}
+
+extension UnknownModel: ArchivePrimitive {
+    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue {
+        .object(archivedObject)
+    }
+}
+
+extension Int8: ArchivePrimitive {
+    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue { .int(Int64(self)) }
+}
+
+extension Int16: ArchivePrimitive {
+    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue { .int(Int64(self)) }
+}
+
+extension Int32: ArchivePrimitive {
+    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue { .int(Int64(self)) }
+}
+
+extension UInt: ArchivePrimitive {
+    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue {
+        ArchiveValue(UInt64(self))
+    }
+}
+
+extension UInt8: ArchivePrimitive {
+    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue { .int(Int64(self)) }
+}
+
+extension UInt16: ArchivePrimitive {
+    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue { .int(Int64(self)) }
+}
+
+extension UInt32: ArchivePrimitive {
+    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue { .int(Int64(self)) }
+}
+
+extension Float: ArchivePrimitive {
+    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue { .double(Double(self)) }
+}
+
+// MARK: - Storage
+
+/// The entries of a keyed container while it is being filled; nested containers and super
+/// encoders are resolved when the owner finishes.
+final class KeyedEncodingStorage {
+    enum Nested {
+        case keyed(KeyedEncodingStorage)
+        case unkeyed(UnkeyedEncodingStorage)
+        case encoder(TreeEncoder)
+    }
+
+    var entries: [ArchiveDictionary.Element] = []
+    var nested: [(index: Int, node: Nested)] = []
+    /// Archived keys to write back (``UnknownFields``).
+    var extras: UnknownFields?
+
+    @inline(__always)
+    func append(_ value: ArchiveValue, forKey key: String) {
+        entries.append((key, value))
+    }
+
+    func appendNested(_ node: Nested, forKey key: String) {
+        entries.append((key, .null))
+        nested.append((entries.count - 1, node))
+    }
+
+    func finish() throws -> ArchiveDictionary {
+        for (index, node) in nested {
+            entries[index].value = try node.finish()
+        }
+        nested = []
+        let dictionary = ArchiveDictionary(uniqueEntries: entries)
+        if dictionary.firstDuplicateKey() == nil {
+            return dictionary
+        }
+        // A key written twice: the last value wins, in the first position (JSONEncoder's rule).
+        return ArchiveDictionary(entries)
+    }
+}
+
+/// The elements of an unkeyed container while it is being filled.
+final class UnkeyedEncodingStorage {
+    var elements: [ArchiveValue] = []
+    var nested: [(index: Int, node: KeyedEncodingStorage.Nested)] = []
+
+    func appendNested(_ node: KeyedEncodingStorage.Nested) {
+        elements.append(.null)
+        nested.append((elements.count - 1, node))
+    }
+
+    func finish() throws -> [ArchiveValue] {
+        for (index, node) in nested {
+            elements[index] = try node.finish()
+        }
+        nested = []
+        return elements
+    }
+}
+
+extension KeyedEncodingStorage.Nested {
+    func finish() throws -> ArchiveValue {
+        switch self {
+        case .keyed(let keyed): return .dictionary(try keyed.finish())
+        case .unkeyed(let unkeyed): return .array(try unkeyed.finish())
+        case .encoder(let encoder): return try encoder.finish()
+        }
+    }
+}

@@ -1,0 +1,31 @@
+/// How one property of a model is written to an archive, as in Mantle's
+/// `MTLModelEncodingBehavior`.
+///
+/// Declare behaviours in ``VersionedModel/encodingBehaviors``; a property that is not listed is
+/// ``unconditional``.
+///
+/// ```swift
+/// final class Model: VersionedModel {
+///     var name: String
+///     var thumbnail: Thumbnail?          // rebuilt after loading, never archived
+///     weak var owner: Document?          // archived only if the document itself is archived
+///
+///     static let encodingBehaviors: [String: EncodingBehavior] = [
+///         "thumbnail": .excluded,
+///         "owner": .conditional,
+///     ]
+/// }
+/// ```
+public enum EncodingBehavior: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Never written. On decoding the property reads as absent, so an optional property comes
+    /// back `nil` (rebuild it in ``VersionedModel/awakeFromArchive()``); a property left out of
+    /// `CodingKeys` keeps its declared default.
+    case excluded
+    /// Always written (the default).
+    case unconditional
+    /// Written as a reference that resolves only if the same object instance is written
+    /// unconditionally somewhere else in the archive; otherwise it decodes as `nil`. For class
+    /// instances only (weak back-references such as a child's `parent`); this is
+    /// `NSKeyedArchiver.encodeConditionalObject` and Mantle's conditional behaviour.
+    case conditional
+}

@@ -1,0 +1,80 @@
+/// A Codable type that takes part in versioned archives: it has a stable archive type name, a
+/// version, per-property encoding behaviours and per-key allow lists.
+///
+/// A plain Codable type needs one line:
+///
+/// ```swift
+/// struct Point: Codable { var x, y: Double }
+/// extension Point: VersionedModel {}          // archived as "Point" v1
+/// ```
+///
+/// Declare more as the model evolves:
+///
+/// ```swift
+/// final class Contents: VersionedModel {
+///     @Polymorphic var shapes: [any Shape]
+///     var title: String
+///
+///     static let archiveTypeName = "Contents"           // stable across renames and modules
+///     static let modelVersion = 3
+///     static let allowedTypes: [String: [any VersionedModel.Type]] = [
+///         "shapes": [Circle.self, Rectangle.self, RoundedRectangle.self]
+///     ]
+/// }
+/// ```
+///
+/// Every object of a `VersionedModel` type is archived with its ``archiveTypeName`` and
+/// ``modelVersion``; nested models carry their own. Archived objects at older versions are
+/// upgraded by the type's migration chain before `init(from:)` runs, so `init(from:)` only ever
+/// sees the current shape.
+///
+/// In a class hierarchy declare `archiveTypeName` (if you set it) and `modelVersion` as
+/// `class var` so that subclasses can override them; the default name already follows the
+/// dynamic type. Register every concrete type in a ``ModelRegistry``.
+public protocol VersionedModel: Codable, SendableMetatype {
+    /// The name objects of this type are archived under.
+    ///
+    /// Defaults to the unqualified type name (`"Circle"`, never `"MyApp.Circle"`), so renaming
+    /// the module does not break archives. Set it explicitly before renaming the type, or keep
+    /// the old name in ``archiveTypeAliases``.
+    static var archiveTypeName: String { get }
+
+    /// Earlier names this type was archived under (including module-qualified Swift class
+    /// names such as `"MyApp.Model"` found in NSKeyedArchiver archives). Defaults to none.
+    static var archiveTypeAliases: [String] { get }
+
+    /// The current version of the type's archived shape. Defaults to 1.
+    ///
+    /// Bump it whenever the archived shape changes, and register a migration step from the
+    /// previous version.
+    static var modelVersion: Int { get }
+
+    /// How each property (by its coding key) is written; unlisted properties are
+    /// ``EncodingBehavior/unconditional``. Defaults to none.
+    static var encodingBehaviors: [String: EncodingBehavior] { get }
+
+    /// The model types allowed at each key (NSSecureCoding's allow list): an archived object of
+    /// any other type at that key is rejected with ``ArchiveError/Code/disallowedType`` before
+    /// any initializer runs. Subclasses of a listed class must be listed too. Defaults to none:
+    /// then a statically typed key accepts its declared type and its registered subclasses, and
+    /// a ``Polymorphic`` key any registered type that fits.
+    static var allowedTypes: [String: [any VersionedModel.Type]] { get }
+
+    /// Called after `init(from:)` when the object was decoded from an archive: rebuild what is
+    /// never archived (a thumbnail from its image file, caches). Defaults to nothing.
+    mutating func awakeFromArchive() throws
+}
+
+extension VersionedModel {
+    public static var archiveTypeName: String { String(describing: self) }
+
+    public static var archiveTypeAliases: [String] { [] }
+
+    public static var modelVersion: Int { 1 }
+
+    public static var encodingBehaviors: [String: EncodingBehavior] { [:] }
+
+    public static var allowedTypes: [String: [any VersionedModel.Type]] { [:] }
+
+    public mutating func awakeFromArchive() throws {}
+}
