@@ -227,8 +227,8 @@ extension ArchiveError: CustomStringConvertible, CustomDebugStringConvertible {
             text += " at \(path)"
         }
         if let location {
-            let where_ = location.description
-            if !where_.isEmpty { text += " (\(where_))" }
+            let locationText = location.description
+            if !locationText.isEmpty { text += " (\(locationText))" }
         }
         if let underlyingError {
             text += ": \(underlyingError)"
