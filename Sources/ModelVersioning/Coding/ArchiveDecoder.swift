@@ -10,12 +10,12 @@ import Foundation
 /// let contents = try decoder.decode(Contents.self, from: data)
 /// ```
 ///
-/// Errors are ``ArchiveError``s naming the path inside the archive, the archived type and
-/// version: ``ArchiveError/Code/malformedInput`` for damaged bytes,
-/// ``ArchiveError/Code/newerVersion`` for archives written by a newer app,
-/// ``ArchiveError/Code/unknownType`` and ``ArchiveError/Code/disallowedType`` for objects of
+/// Errors are `ArchiveError`s naming the path inside the archive, the archived type and
+/// version: `ArchiveError.Code.malformedInput` for damaged bytes,
+/// `ArchiveError.Code.newerVersion` for archives written by a newer app,
+/// `ArchiveError.Code.unknownType` and `ArchiveError.Code.disallowedType` for objects of
 /// types the app does not know or does not allow at that key, and the Codable codes
-/// (``ArchiveError/Code/keyNotFound``, ``ArchiveError/Code/typeMismatch``, …).
+/// (`ArchiveError.Code.keyNotFound`, `ArchiveError.Code.typeMismatch`, …).
 public struct ArchiveDecoder: Sendable {
     /// The types polymorphic values resolve to.
     public var registry: ModelRegistry

@@ -14,14 +14,14 @@ import Foundation
 /// try plist.encode(contents).write(to: url, options: .atomic)
 /// ```
 ///
-/// The archive is an ``ArchiveEnvelope`` around the encoded root; ``encodeTree(_:)`` returns it
+/// The archive is an `ArchiveEnvelope` around the encoded root; ``encodeTree(_:)`` returns it
 /// as a tree without writing bytes.
 ///
-/// Errors are ``ArchiveError``s with the path of the offending value:
-/// ``ArchiveError/Code/referenceCycle`` when model objects refer to each other through
+/// Errors are `ArchiveError`s with the path of the offending value:
+/// `ArchiveError.Code.referenceCycle` when model objects refer to each other through
 /// unconditional references (declare the back-reference `.conditional`),
-/// ``ArchiveError/Code/invalidValue`` for values the model or format cannot hold, and
-/// ``ArchiveError/Code/limitExceeded`` beyond ``ArchiveLimits/maxDepth``.
+/// `ArchiveError.Code.invalidValue` for values the model or format cannot hold, and
+/// `ArchiveError.Code.limitExceeded` beyond `ArchiveLimits.maxDepth`.
 public struct ArchiveEncoder: Sendable {
     /// The format ``encode(_:)`` writes.
     public var format: ArchiveFormat

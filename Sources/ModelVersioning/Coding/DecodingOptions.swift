@@ -15,7 +15,7 @@ public struct DecodingOptions: Sendable {
     /// anyway ("lenient mode"): keys the model knows are read, unknown keys are kept in an
     /// ``UnknownFields`` property if the model has one, and the object is re-encoded at the newer
     /// version. When `false` (the default), such an archive fails with
-    /// ``ArchiveError/Code/newerVersion``, never confused with a too-old archive.
+    /// `ArchiveError.Code.newerVersion`, never confused with a too-old archive.
     public var allowsNewerVersions = false
 
     /// What to do with an archived object whose type name is not registered.
@@ -23,7 +23,7 @@ public struct DecodingOptions: Sendable {
 
     /// Whether every ``Polymorphic`` key must declare its allowed types
     /// (``VersionedModel/allowedTypes``), as `NSSecureCoding` requires. When `true`, a polymorphic
-    /// key without an allow list fails with ``ArchiveError/Code/disallowedType`` before any
+    /// key without an allow list fails with `ArchiveError.Code.disallowedType` before any
     /// initializer runs; when `false` (the default) such a key accepts any registered type whose
     /// instances fit the property, checked after the initializer.
     public var requiresAllowedTypes = false
@@ -37,7 +37,7 @@ public struct DecodingOptions: Sendable {
 
 /// What happens to an archived object whose type name no registered type answers to.
 public enum UnknownTypeStrategy: Sendable, Hashable {
-    /// Fail with ``ArchiveError/Code/unknownType``.
+    /// Fail with `ArchiveError.Code.unknownType`.
     case fail
     /// Decode it as an ``UnknownModel`` holding the archived object, where the property's type
     /// admits one; encoding writes it back unchanged, so nothing is lost.

@@ -21,13 +21,13 @@ final class DecodingSession {
 /// wrappers that resolve types or identities), so the decoder hands them the node as it is.
 protocol DecodesArchivedObjectsItself {}
 
-/// The `Decoder` that builds models from an ``ArchiveValue`` tree.
+/// The `Decoder` that builds models from an `ArchiveValue` tree.
 ///
 /// One instance serves a whole run: decoding a nested value pushes it (with its key) and pops it
 /// afterwards, so no decoder is allocated per value. Containers capture what they read (a
 /// dictionary, an array) when created. The coding path is a stack of keys turned into
 /// `[CodingKey]` only when asked for, and its height is the nesting depth checked against
-/// ``ArchiveLimits/maxDepth``.
+/// `ArchiveLimits.maxDepth`.
 final class TreeDecoder: Decoder {
     /// One step of the coding path.
     enum PathKey {

@@ -14,11 +14,11 @@ final class EncodingSession {
     }
 }
 
-/// The `Encoder` that builds an ``ArchiveValue`` tree: one per encoded value that is not a
+/// The `Encoder` that builds an `ArchiveValue` tree: one per encoded value that is not a
 /// primitive, linked to its parent for the coding path.
 ///
 /// Primitives (strings, numbers, Booleans, dates, data, URLs) become tree nodes directly
-/// without an encoder. A ``VersionedModel`` becomes an ``ArchiveValue/object(_:)`` stamped with
+/// without an encoder. A ``VersionedModel`` becomes an `ArchiveValue.object(_:)` stamped with
 /// its type name and version; a model class instance met again becomes a reference to the first
 /// one, and the model's ``VersionedModel/encodingBehaviors`` decide which keys are skipped or
 /// written conditionally.

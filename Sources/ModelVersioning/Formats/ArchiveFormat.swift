@@ -47,8 +47,8 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
 
     /// Reads a document in this format.
     ///
-    /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/malformedInput`` (and the byte
-    ///   offset or line) for damaged input, ``ArchiveError/Code/limitExceeded`` when a limit is hit.
+    /// - Throws: `ArchiveError` with code `ArchiveError.Code.malformedInput` (and the byte
+    ///   offset or line) for damaged input, `ArchiveError.Code.limitExceeded` when a limit is hit.
     public func read(_ data: Data, options: ArchiveReadingOptions = .init()) throws -> ArchiveValue {
         guard data.count <= options.limits.maxInputBytes else {
             throw ArchiveError.limitExceeded(
@@ -65,7 +65,7 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
 
     /// Writes a tree in this format.
     ///
-    /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidValue`` for values the
+    /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidValue` for values the
     ///   format cannot hold (a non-finite double in plain JSON, a key too long for a binary plist).
     public func write(_ value: ArchiveValue, options: ArchiveWritingOptions = .init()) throws -> Data {
         switch self {
@@ -80,7 +80,7 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
 
     /// Detects the format of `data` and reads it.
     ///
-    /// - Throws: ``ArchiveError/Code/unsupportedFormat`` when the format is not recognised, and
+    /// - Throws: `ArchiveError.Code.unsupportedFormat` when the format is not recognised, and
     ///   whatever the format's reader throws.
     public static func read(_ data: Data, options: ArchiveReadingOptions = .init()) throws -> (
         ArchiveValue, ArchiveFormat
@@ -114,7 +114,7 @@ public enum MarkupMode: Sendable, Hashable {
 
 /// Options for reading a document.
 public struct ArchiveReadingOptions: Sendable, Hashable {
-    /// Resource bounds; exceeding one is an ``ArchiveError/Code/limitExceeded`` error.
+    /// Resource bounds; exceeding one is an `ArchiveError.Code.limitExceeded` error.
     public var limits: ArchiveLimits
     /// Whether `$type`, `$ref` and the other reserved keys are read as markup.
     public var markup: MarkupMode

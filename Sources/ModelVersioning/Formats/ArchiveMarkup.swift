@@ -19,17 +19,17 @@ import Foundation
 /// }
 /// ```
 ///
-/// * `$type`, `$version`, `$id`, `$classes` make a dictionary an ``ArchiveValue/object(_:)``;
+/// * `$type`, `$version`, `$id`, `$classes` make a dictionary an `ArchiveValue.object(_:)`;
 ///   every other key is a field.
-/// * `{"$ref": n}` is a ``ArchiveValue/reference(_:)``.
+/// * `{"$ref": n}` is a `ArchiveValue.reference(_:)`.
 /// * JSON only: `{"$date": "ISO 8601" | seconds since 2001}`, `{"$data": "base64"}` and
 ///   `{"$double": "nan" | "inf" | "-inf"}` keep dates, bytes and non-finite doubles exact.
 ///   Property lists have native forms for these.
-/// * Property lists only: `{"$null": true}` stands for ``ArchiveValue/null``, which they cannot
+/// * Property lists only: `{"$null": true}` stands for `ArchiveValue.null`, which they cannot
 ///   hold natively.
 /// * A key of the model that starts with `$` is written with one more `$` (`$price` → `$$price`).
 /// * `$archive` is kept as a plain key in the top-level dictionary: it marks the envelope
-///   ``ArchiveEnvelope`` writes.
+///   `ArchiveEnvelope` writes.
 ///
 /// Text is read with this markup when its top-level value is a dictionary whose first key is
 /// `$archive` or `$type` (``MarkupMode/automatic``); any other document is plain and its keys
@@ -44,7 +44,7 @@ enum ArchiveMarkup {
     static let dateKey = "$date"
     static let dataKey = "$data"
     static let doubleKey = "$double"
-    /// Property lists have no null: `{"$null": true}` stands for ``ArchiveValue/null`` there.
+    /// Property lists have no null: `{"$null": true}` stands for `ArchiveValue.null` there.
     static let nullKey = "$null"
 
     /// Whether `key` must be escaped (or is reserved) because it starts with `$`.

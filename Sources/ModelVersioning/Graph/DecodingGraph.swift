@@ -19,7 +19,7 @@ struct DecodingGraph {
     private var waiting: [ArchiveObjectID: [(AnyObject) -> Void]] = [:]
     private var definitions: [ArchiveObjectID: Definition]?
     /// Identities of value-type objects already decoded once; decoding them again is an
-    /// expansion counted against ``ArchiveLimits/maxReferencesExpanded``.
+    /// expansion counted against `ArchiveLimits.maxReferencesExpanded`.
     var decodedValueIdentities: Set<ArchiveObjectID> = []
 
     func instance(for id: ArchiveObjectID) -> AnyObject? {

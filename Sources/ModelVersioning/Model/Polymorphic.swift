@@ -25,7 +25,7 @@
 ///
 /// Decoding checks the key's allow list (``VersionedModel/allowedTypes``) before any
 /// initializer runs; an archived type name that is not registered fails with
-/// ``ArchiveError/Code/unknownType`` unless the decoder keeps it as an ``UnknownModel``.
+/// `ArchiveError.Code.unknownType` unless the decoder keeps it as an ``UnknownModel``.
 /// Polymorphic values decode only with ``ArchiveDecoder``; other encoders see the concrete
 /// values without their type names.
 @propertyWrapper

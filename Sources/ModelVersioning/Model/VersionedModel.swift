@@ -54,7 +54,7 @@ public protocol VersionedModel: Codable, SendableMetatype {
     static var encodingBehaviors: [String: EncodingBehavior] { get }
 
     /// The model types allowed at each key (NSSecureCoding's allow list): an archived object of
-    /// any other type at that key is rejected with ``ArchiveError/Code/disallowedType`` before
+    /// any other type at that key is rejected with `ArchiveError.Code.disallowedType` before
     /// any initializer runs. Subclasses of a listed class must be listed too. Defaults to none:
     /// then a statically typed key accepts its declared type and its registered subclasses, and
     /// a ``Polymorphic`` key any registered type that fits.

@@ -27,7 +27,7 @@ public struct ModelRegistry: Sendable {
 
     /// Creates a registry of `types`.
     ///
-    /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidChain`` when two types
+    /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidChain` when two types
     ///   claim the same archive name or alias, or a type is registered twice.
     public init(_ types: [any VersionedModel.Type]) throws {
         for type in types {
@@ -37,7 +37,7 @@ public struct ModelRegistry: Sendable {
 
     /// Adds a type.
     ///
-    /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidChain`` when its name or an
+    /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidChain` when its name or an
     ///   alias is already taken, or it is already registered.
     public mutating func register(_ type: any VersionedModel.Type) throws {
         let info = ModelInfo(type)
