@@ -35,14 +35,14 @@ enum JSONWriter {
         if options.prettyPrinted {
             emitter.output.append(UInt8(ascii: "\n"))
         }
-        return Data(emitter.output)
+        return emitter.output.data()
     }
 }
 
 extension JSONWriter {
     /// The output buffer and a walk over the tree with an explicit stack of open containers,
     /// so that writing costs no call stack per level (deep trees are safe on small threads).
-    fileprivate struct Emitter {
+    fileprivate struct Emitter: ~Copyable {
         /// An open array, dictionary or object.
         enum Container {
             case array([ArchiveValue])
@@ -58,57 +58,51 @@ extension JSONWriter {
             var count: Int
         }
 
-        var output: [UInt8] = []
+        var output = ByteBuffer(capacity: 1 << 14)
         let pretty: Bool
         let markup: Bool
         let maxDepth: Int
-        var frames: [Frame] = []
+        var frames = MoveStack<Frame>(initialCapacity: 16)
 
         init(options: ArchiveWritingOptions) {
             pretty = options.prettyPrinted
             markup = options.markup != .plain
             maxDepth = options.limits.maxDepth
-            output.reserveCapacity(1 << 14)
         }
 
         mutating func writeDocument(_ root: ArchiveValue) throws {
             try write(root, isTopLevel: true)
-            while !frames.isEmpty {
-                let top = frames.count &- 1
-                let index = frames[top].next
-                guard index < frames[top].count else {
+            while frames.count > 0 {
+                // Valid until the next push or pop (`write` below may push).
+                let frame = frames.lastAddress
+                let index = frame.pointee.next
+                guard index < frame.pointee.count else {
                     let isArray: Bool
-                    if case .array = frames[top].container { isArray = true } else { isArray = false }
-                    frames.removeLast()
-                    newline(top)
+                    if case .array = frame.pointee.container { isArray = true } else { isArray = false }
+                    _ = frames.removeLast()
+                    newline(frames.count)
                     output.append(isArray ? UInt8(ascii: "]") : UInt8(ascii: "}"))
                     continue
                 }
-                frames[top].next = index &+ 1
+                frame.pointee.next = index &+ 1
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                newline(top &+ 1)
-                let child: ArchiveValue
-                switch frames[top].container {
+                newline(frames.count)
+                switch frame.pointee.container {
                 case .array(let elements):
-                    child = elements[index]
+                    try write(elements[index], isTopLevel: false)
                 case .dictionary(let entries, let isTopLevel):
-                    let (key, value) = entries[index]
-                    if markup && ArchiveMarkup.isReservedSpelling(key)
-                        && !(isTopLevel && key == ArchiveMarkup.archiveKey)
-                    {
-                        writeKey(ArchiveMarkup.escape(key))
-                    } else {
-                        writeKey(key)
-                    }
-                    child = value
+                    let key = entries[index].key
+                    // Archive markup escapes a leading `$` (``ArchiveMarkup/escape(_:)``), except
+                    // in the envelope marker of the top-level dictionary.
+                    writeKey(key, escapingReserved: markup && !(isTopLevel && key == ArchiveMarkup.archiveKey))
+                    try write(entries[index].value, isTopLevel: false)
                 case .object(let object, let entries, let metadataCount):
                     // Archive markup: the escaped keys of `entries`; plain: the field names.
                     writeKey(
                         index >= metadataCount && !markup
                             ? object.fields[index &- metadataCount].key : entries[index].key)
-                    child = entries[index].value
+                    try write(entries[index].value, isTopLevel: false)
                 }
-                try write(child, isTopLevel: false)
             }
         }
 
@@ -194,19 +188,25 @@ extension JSONWriter {
         private func currentPath() -> ArchivePath {
             var components: [ArchivePath.Component] = []
             components.reserveCapacity(frames.count)
-            for frame in frames {
-                let index = frame.next &- 1
-                switch frame.container {
-                case .array:
-                    components.append(.index(index))
-                case .dictionary(let entries, _):
-                    components.append(.key(entries[index].key))
-                case .object(let object, let entries, let metadataCount):
-                    components.append(
-                        .key(index >= metadataCount ? object.fields[index &- metadataCount].key : entries[index].key))
+            frames.withElements(from: 0) { frames in
+                for frame in frames {
+                    appendSlot(of: frame, to: &components)
                 }
             }
             return ArchivePath(components)
+        }
+
+        private func appendSlot(of frame: Frame, to components: inout [ArchivePath.Component]) {
+            let index = frame.next &- 1
+            switch frame.container {
+            case .array:
+                components.append(.index(index))
+            case .dictionary(let entries, _):
+                components.append(.key(entries[index].key))
+            case .object(let object, let entries, let metadataCount):
+                components.append(
+                    .key(index >= metadataCount ? object.fields[index &- metadataCount].key : entries[index].key))
+            }
         }
 
         private func invalid(_ message: String) -> ArchiveError {
@@ -240,15 +240,14 @@ extension JSONWriter {
         private mutating func newline(_ level: Int) {
             guard pretty else { return }
             output.append(UInt8(ascii: "\n"))
-            for _ in 0..<level {
-                output.append(0x20)
-                output.append(0x20)
-            }
+            output.append(repeating: 0x20, count: level &* 2)
         }
 
+        /// Writes `"key":`; with `escapingReserved`, a key starting with `$` gets one more `$`.
         @inline(__always)
-        private mutating func writeKey(_ key: String) {
-            writeString(key)
+        private mutating func writeKey(_ key: String, escapingReserved: Bool = false) {
+            var key = key
+            key.withUTF8 { appendQuoted($0, escapingReserved: escapingReserved) }
             output.append(UInt8(ascii: ":"))
             if pretty { output.append(0x20) }
         }
@@ -257,14 +256,14 @@ extension JSONWriter {
 
         @inline(__always)
         private mutating func appendASCII(_ text: StaticString) {
-            output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+            output.append(text)
         }
 
         private mutating func writeDouble(_ number: Double) throws {
             if number.isFinite {
                 var text = number.description
                 text.withUTF8 { digits in
-                    output.append(contentsOf: digits)
+                    output.append(digits)
                     // `description` already spells every double with '.' or an exponent; keep
                     // that guarantee here so an integral double never reads back as an integer.
                     if !digits.contains(where: {
@@ -327,7 +326,7 @@ extension JSONWriter {
                     buffer[index] = UInt8(truncatingIfNeeded: remaining % 10) &+ UInt8(ascii: "0")
                     remaining /= 10
                 }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[index..<20]))
+                output.append(UnsafeBufferPointer(rebasing: buffer[index..<20]))
             }
         }
 
@@ -337,8 +336,11 @@ extension JSONWriter {
         }
 
         /// Appends `bytes` (valid UTF-8) as a quoted, escaped JSON string.
-        private mutating func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>) {
+        private mutating func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, escapingReserved: Bool = false) {
             output.append(UInt8(ascii: "\""))
+            if escapingReserved && bytes.first == UInt8(ascii: "$") {
+                output.append(UInt8(ascii: "$"))
+            }
             guard let base = bytes.baseAddress else {
                 output.append(UInt8(ascii: "\""))
                 return
@@ -366,7 +368,7 @@ extension JSONWriter {
                     index &+= 1
                     continue
                 }
-                output.append(contentsOf: UnsafeBufferPointer(start: base + segmentStart, count: index &- segmentStart))
+                output.append(UnsafeBufferPointer(start: base + segmentStart, count: index &- segmentStart))
                 output.append(UInt8(ascii: "\\"))
                 switch byte {
                 case UInt8(ascii: "\""): output.append(UInt8(ascii: "\""))
@@ -387,7 +389,7 @@ extension JSONWriter {
                 index &+= 1
                 segmentStart = index
             }
-            output.append(contentsOf: UnsafeBufferPointer(start: base + segmentStart, count: count &- segmentStart))
+            output.append(UnsafeBufferPointer(start: base + segmentStart, count: count &- segmentStart))
             output.append(UInt8(ascii: "\""))
         }
     }

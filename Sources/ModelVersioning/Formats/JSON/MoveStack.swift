@@ -74,6 +74,14 @@ struct MoveStack<Element>: ~Copyable {
         return array
     }
 
+    /// The address of the top element, valid until the next push or pop; the stack must not be
+    /// empty.
+    @inline(__always)
+    var lastAddress: UnsafeMutablePointer<Element> {
+        assert(count > 0)
+        return base + (count &- 1)
+    }
+
     /// Moves the top element out; the stack must not be empty.
     @inline(__always)
     mutating func removeLast() -> Element {
