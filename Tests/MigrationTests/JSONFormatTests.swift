@@ -222,6 +222,39 @@ struct JSONFormatTests {
         #expect(error?.location?.byteOffset != nil)
     }
 
+    @Test("only space, tab, line feed and carriage return are whitespace")
+    func whitespace() throws {
+        #expect(try read(" \t\r\n[ 1 ,\t2\r\n]\n\n ") == [1, 2])
+        for text in ["\u{0C}1", "[1,\u{0B}2]", "\u{A0}1", "[1]\u{0}", "\u{2028}[]"] {
+            #expect(archiveError { _ = try read(text) }?.code == .malformedInput, "\(text.unicodeScalars.map(\.value))")
+        }
+    }
+
+    @Test("hostile input stops at a limit instead of exhausting the stack or memory")
+    func hostileInput() throws {
+        let nested = archiveError { _ = try read(String(repeating: "[", count: 1_000_000)) }
+        #expect(nested?.limit == .depth)
+        #expect(nested?.path.count == 256)
+        let objects = archiveError { _ = try read(String(repeating: #"{"a":"#, count: 100_000)) }
+        #expect(objects?.limit == .depth)
+        // Long literals are read in linear time; the value decides.
+        let digits = String(repeating: "1", count: 1_000_000)
+        #expect(archiveError { _ = try read(digits) }?.message == "number out of range")
+        #expect(try read("0." + digits).doubleValue == Double("0." + digits))
+        #expect(
+            try read("[\"" + String(repeating: "x", count: 1_000_000) + "\"]")[0]?.stringValue?.utf8.count == 1_000_000)
+    }
+
+    @Test("ArchiveFormat detects, reads and writes JSON through this reader and writer")
+    func archiveFormatEntryPoints() throws {
+        let data = Data(#"  {"$archive":1,"root":{"$type":"Note","text":"hi"}}"#.utf8)
+        let (tree, format) = try ArchiveFormat.read(data)
+        #expect(format == .json)
+        #expect(tree["root"]?.objectValue?.typeName == "Note")
+        let written = try ArchiveFormat.json.write(tree, options: .init(prettyPrinted: false))
+        #expect(String(decoding: written, as: UTF8.self) == #"{"$archive":1,"root":{"$type":"Note","text":"hi"}}"#)
+    }
+
     @Test(
         "invalid UTF-8 is rejected, never repaired",
         arguments: [
