@@ -343,6 +343,12 @@ struct JSONFormatTests {
         let composed = archiveError { _ = try read("{\"é\":1,\"e\u{301}\":2}") }
         #expect(composed?.code == .malformedInput)
 
+        // `$archive` is literal in a top-level archive object and `$$archive` unescapes to it.
+        let marker = archiveError { _ = try read(#"{"$archive":1,"$$archive":2,"root":3}"#, markup: .automatic) }
+        #expect(marker?.message.contains("'$archive'") == true)
+        let field = archiveError { _ = try read(#"{"$type":"A","$archive":1,"$$archive":2}"#, markup: .automatic) }
+        #expect(field?.code == .malformedInput)
+
         // Not duplicates: same length, same first and last eight bytes.
         let distinct = try read(#"{"abcdefgh1ijklmnop":1,"abcdefgh2ijklmnop":2}"#)
         #expect(distinct.dictionaryValue?.count == 2)

@@ -396,14 +396,24 @@ struct JSONParser: ~Copyable {
             return object
         }
         let elements = entries.removeArray(from: start)
+        let isTopLevel = frames.count == 1
+        let value: ArchiveValue
         do {
-            return try ArchiveMarkup.interpret(
-                elements, isTopLevel: frames.count == 1, allowsValueTags: true, path: .root)
+            value = try ArchiveMarkup.interpret(
+                elements, isTopLevel: isTopLevel, allowsValueTags: true, path: .root)
         } catch let error as ArchiveError {
             var located = error.prefixingPath(containerPath())
             located.location = location(of: openOffset)
             throw located
         }
+        // At the top level `$archive` stays literal while `$$archive` unescapes to it: both
+        // together would give the tree a repeated key.
+        if isTopLevel, let duplicate = value.keyedEntries?.firstDuplicateKey() {
+            throw ArchiveError(
+                .malformedInput, "duplicate key '\(duplicate)' in an object (spelled with and without escaping)",
+                path: containerPath(), location: location(of: openOffset))
+        }
+        return value
     }
 
     private mutating func leadingMetadataObject() -> ArchiveValue? {
