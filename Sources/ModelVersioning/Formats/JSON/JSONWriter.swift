@@ -1,8 +1,396 @@
 import Foundation
 
-// Placeholder until the JSON writer lands (replaced on the json branch).
+/// Writes an ``ArchiveValue`` tree as JSON text, deterministically: keys in tree order, numbers
+/// in one canonical spelling, the same bytes for the same tree every time.
+///
+/// ```swift
+/// let data = try JSONWriter.write(["x": 1.5, "tags": ["a"]], options: .init(prettyPrinted: false))
+/// // {"x":1.5,"tags":["a"]}
+/// ```
+///
+/// * Pretty-printed: two-space indentation, `"key": value`, one element per line, empty
+///   containers as `[]` and `{}`, a final line break. Compact: no whitespace at all.
+/// * Integers exactly; doubles in their shortest spelling that reads back to the same bits
+///   (Swift's `description`), with `.0` added when that spelling would read as an integer;
+///   `-0.0` stays `-0.0`.
+/// * Strings escape `"`, `\` and control characters only (`\b \f \n \r \t`, else `\u00XX`);
+///   `/` and non-ASCII characters are written as they are, in UTF-8.
+/// * ``MarkupMode/archive`` (and ``MarkupMode/automatic``): objects, references, dates, data
+///   and non-finite doubles use the markup of ``ArchiveMarkup``, keys starting with `$` are
+///   escaped (except `$archive` in the top-level dictionary), so the text reads back to an equal
+///   tree. ``MarkupMode/plain``: objects are dictionaries with their `$type`, `$version`, `$id`
+///   and `$classes` keys, references `{"$ref": n}`, dates ISO 8601 strings (exact, or with
+///   three fraction digits), data base64 strings, keys as they are.
+///
+/// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidValue`` for a value the
+///   chosen markup cannot spell (a non-finite double or a date outside the years 1–9999 in
+///   plain mode, a non-finite date, a negative identity or version, an object without a type
+///   name), and ``ArchiveError/Code/limitExceeded`` (``ArchiveLimits/Limit/depth``) when the
+///   tree nests deeper than ``ArchiveLimits/maxDepth`` (tagged values such as `{"$date": …}`
+///   count as a level, as they do when the text is read back).
 enum JSONWriter {
     static func write(_ value: ArchiveValue, options: ArchiveWritingOptions) throws -> Data {
-        throw ArchiveError(.unsupportedFormat, "JSON writing is not available yet")
+        var emitter = Emitter(options: options)
+        try emitter.writeDocument(value)
+        if options.prettyPrinted {
+            emitter.output.append(UInt8(ascii: "\n"))
+        }
+        return emitter.output.data()
+    }
+}
+
+extension JSONWriter {
+    /// The output buffer and a walk over the tree with an explicit stack of open containers,
+    /// so that writing costs no call stack per level (deep trees are safe on small threads).
+    fileprivate struct Emitter: ~Copyable {
+        /// An open array, dictionary or object.
+        enum Container {
+            case array([ArchiveValue])
+            case dictionary(ArchiveDictionary, isTopLevel: Bool)
+            /// An object's entries as written (metadata first, see ``ArchiveMarkup/entries(of:)``).
+            case object(ArchiveObject, entries: [ArchiveDictionary.Element], metadataCount: Int)
+        }
+
+        struct Frame {
+            var container: Container
+            /// The index of the next child to write.
+            var next: Int
+            var count: Int
+        }
+
+        var output = ByteBuffer(capacity: 1 << 14)
+        let pretty: Bool
+        let markup: Bool
+        let maxDepth: Int
+        var frames = MoveStack<Frame>(initialCapacity: 16)
+
+        init(options: ArchiveWritingOptions) {
+            pretty = options.prettyPrinted
+            markup = options.markup != .plain
+            maxDepth = options.limits.maxDepth
+        }
+
+        mutating func writeDocument(_ root: ArchiveValue) throws {
+            try write(root, isTopLevel: true)
+            while frames.count > 0 {
+                // Valid until the next push or pop (`write` below may push).
+                let frame = frames.lastAddress
+                let index = frame.pointee.next
+                guard index < frame.pointee.count else {
+                    let isArray: Bool
+                    if case .array = frame.pointee.container { isArray = true } else { isArray = false }
+                    _ = frames.removeLast()
+                    newline(frames.count)
+                    output.append(isArray ? UInt8(ascii: "]") : UInt8(ascii: "}"))
+                    continue
+                }
+                frame.pointee.next = index &+ 1
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                newline(frames.count)
+                switch frame.pointee.container {
+                case .array(let elements):
+                    try write(elements[index], isTopLevel: false)
+                case .dictionary(let entries, let isTopLevel):
+                    let key = entries[index].key
+                    // Archive markup escapes a leading `$` (``ArchiveMarkup/escape(_:)``), except
+                    // in the envelope marker of the top-level dictionary.
+                    writeKey(key, escapingReserved: markup && !(isTopLevel && key == ArchiveMarkup.archiveKey))
+                    try write(entries[index].value, isTopLevel: false)
+                case .object(let object, let entries, let metadataCount):
+                    // Archive markup: the escaped keys of `entries`; plain: the field names.
+                    writeKey(
+                        index >= metadataCount && !markup
+                            ? object.fields[index &- metadataCount].key : entries[index].key)
+                    try write(entries[index].value, isTopLevel: false)
+                }
+            }
+        }
+
+        /// Writes a scalar or a tagged value, or opens a container (pushing a frame).
+        mutating func write(_ value: ArchiveValue, isTopLevel: Bool) throws {
+            switch value {
+            case .null:
+                appendASCII("null")
+            case .bool(let flag):
+                appendASCII(flag ? "true" : "false")
+            case .int(let number):
+                writeInteger(number)
+            case .uint(let number):
+                writeInteger(number)
+            case .double(let number):
+                try writeDouble(number)
+            case .string(let text):
+                writeString(text)
+            case .data(let bytes):
+                if markup {
+                    try openTagged(ArchiveMarkup.dataKey)
+                    writeString(bytes.base64EncodedString())
+                    closeTagged()
+                } else {
+                    writeString(bytes.base64EncodedString())
+                }
+            case .date(let date):
+                try writeDate(date)
+            case .array(let elements):
+                try checkDepth()
+                guard !elements.isEmpty else {
+                    appendASCII("[]")
+                    return
+                }
+                output.append(UInt8(ascii: "["))
+                frames.append(Frame(container: .array(elements), next: 0, count: elements.count))
+            case .dictionary(let entries):
+                try checkDepth()
+                guard !entries.isEmpty else {
+                    appendASCII("{}")
+                    return
+                }
+                output.append(UInt8(ascii: "{"))
+                frames.append(
+                    Frame(container: .dictionary(entries, isTopLevel: isTopLevel), next: 0, count: entries.count))
+            case .object(let object):
+                try checkDepth()
+                if markup {
+                    try checkMetadata(of: object)
+                }
+                let entries = ArchiveMarkup.entries(of: object)
+                output.append(UInt8(ascii: "{"))
+                frames.append(
+                    Frame(
+                        container: .object(
+                            object, entries: entries, metadataCount: entries.count &- object.fields.count),
+                        next: 0, count: entries.count))
+            case .reference(let id):
+                guard id.rawValue >= 0 else {
+                    throw invalid("a reference to a negative identity (\(id)) cannot be written")
+                }
+                try openTagged(ArchiveMarkup.referenceKey)
+                writeInteger(Int64(id.rawValue))
+                closeTagged()
+            }
+        }
+
+        private func checkMetadata(of object: ArchiveObject) throws {
+            guard !object.typeName.isEmpty else {
+                throw invalid("an object without a type name cannot be written")
+            }
+            if let version = object.version, version < 0 {
+                throw invalid("the negative version \(version) of '\(object.typeName)' cannot be written")
+            }
+            if let id = object.id, id.rawValue < 0 {
+                throw invalid("the negative identity \(id) of '\(object.typeName)' cannot be written")
+            }
+        }
+
+        // MARK: Errors
+
+        /// The path of the value being written: the slot of each open container's current child.
+        private func currentPath() -> ArchivePath {
+            var components: [ArchivePath.Component] = []
+            components.reserveCapacity(frames.count)
+            frames.withElements(from: 0) { frames in
+                for frame in frames {
+                    appendSlot(of: frame, to: &components)
+                }
+            }
+            return ArchivePath(components)
+        }
+
+        private func appendSlot(of frame: Frame, to components: inout [ArchivePath.Component]) {
+            let index = frame.next &- 1
+            switch frame.container {
+            case .array:
+                components.append(.index(index))
+            case .dictionary(let entries, _):
+                components.append(.key(entries[index].key))
+            case .object(let object, let entries, let metadataCount):
+                components.append(
+                    .key(index >= metadataCount ? object.fields[index &- metadataCount].key : entries[index].key))
+            }
+        }
+
+        private func invalid(_ message: String) -> ArchiveError {
+            ArchiveError(.invalidValue, message, path: currentPath())
+        }
+
+        /// Checks that one more level (a container about to open) stays within ``maxDepth``.
+        private func checkDepth() throws {
+            if frames.count >= maxDepth {
+                throw ArchiveError.limitExceeded(
+                    .depth, "the tree nests deeper than \(maxDepth) levels", path: currentPath())
+            }
+        }
+
+        // MARK: Layout
+
+        /// Writes `{"tag":` (pretty: over two lines) for a value spelled as a one-key object.
+        private mutating func openTagged(_ tag: String) throws {
+            try checkDepth()
+            output.append(UInt8(ascii: "{"))
+            newline(frames.count &+ 1)
+            writeKey(tag)
+        }
+
+        private mutating func closeTagged() {
+            newline(frames.count)
+            output.append(UInt8(ascii: "}"))
+        }
+
+        @inline(__always)
+        private mutating func newline(_ level: Int) {
+            guard pretty else { return }
+            output.append(UInt8(ascii: "\n"))
+            output.append(repeating: 0x20, count: level &* 2)
+        }
+
+        /// Writes `"key":`; with `escapingReserved`, a key starting with `$` gets one more `$`.
+        @inline(__always)
+        private mutating func writeKey(_ key: String, escapingReserved: Bool = false) {
+            var key = key
+            key.withUTF8 { appendQuoted($0, escapingReserved: escapingReserved) }
+            output.append(UInt8(ascii: ":"))
+            if pretty { output.append(0x20) }
+        }
+
+        // MARK: Scalars
+
+        @inline(__always)
+        private mutating func appendASCII(_ text: StaticString) {
+            output.append(text)
+        }
+
+        private mutating func writeDouble(_ number: Double) throws {
+            if number.isFinite {
+                var text = number.description
+                text.withUTF8 { digits in
+                    output.append(digits)
+                    // `description` already spells every double with '.' or an exponent; keep
+                    // that guarantee here so an integral double never reads back as an integer.
+                    if !digits.contains(where: {
+                        $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E")
+                    }) {
+                        output.append(UInt8(ascii: "."))
+                        output.append(UInt8(ascii: "0"))
+                    }
+                }
+                return
+            }
+            guard markup else {
+                throw invalid("\(number) cannot be written as plain JSON (JSON has no NaN or infinity)")
+            }
+            try openTagged(ArchiveMarkup.doubleKey)
+            writeString(number.isNaN ? "nan" : number < 0 ? "-inf" : "inf")
+            closeTagged()
+        }
+
+        private mutating func writeDate(_ date: Date) throws {
+            let seconds = date.timeIntervalSinceReferenceDate
+            guard seconds.isFinite else {
+                throw invalid("a date with a non-finite time (\(seconds)) cannot be written")
+            }
+            if markup {
+                try openTagged(ArchiveMarkup.dateKey)
+                switch ArchiveMarkup.taggedValue(of: date) {
+                case .string(let text): writeString(text)
+                case let tagged: try write(tagged, isTopLevel: false)
+                }
+                closeTagged()
+                return
+            }
+            guard let text = ISO8601Date.exactString(from: date) ?? ISO8601Date.string(from: date, fractionDigits: 3)
+            else {
+                throw invalid("the date \(seconds)s after 2001-01-01 is outside the years 1 to 9999 of ISO 8601")
+            }
+            writeString(text)
+        }
+
+        private mutating func writeInteger(_ number: Int64) {
+            if number < 0 {
+                output.append(UInt8(ascii: "-"))
+                writeInteger(UInt64(bitPattern: 0 &- number))
+            } else {
+                writeInteger(UInt64(number))
+            }
+        }
+
+        private mutating func writeInteger(_ number: UInt64) {
+            if number < 10 {
+                output.append(UInt8(truncatingIfNeeded: number) &+ UInt8(ascii: "0"))
+                return
+            }
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+                var remaining = number
+                var index = 20
+                while remaining > 0 {
+                    index &-= 1
+                    buffer[index] = UInt8(truncatingIfNeeded: remaining % 10) &+ UInt8(ascii: "0")
+                    remaining /= 10
+                }
+                output.append(UnsafeBufferPointer(rebasing: buffer[index..<20]))
+            }
+        }
+
+        mutating func writeString(_ text: String) {
+            var text = text
+            text.withUTF8 { appendQuoted($0) }
+        }
+
+        /// Appends `bytes` (valid UTF-8) as a quoted, escaped JSON string.
+        private mutating func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, escapingReserved: Bool = false) {
+            output.append(UInt8(ascii: "\""))
+            if escapingReserved && bytes.first == UInt8(ascii: "$") {
+                output.append(UInt8(ascii: "$"))
+            }
+            guard let base = bytes.baseAddress else {
+                output.append(UInt8(ascii: "\""))
+                return
+            }
+            let count = bytes.count
+            var segmentStart = 0
+            var index = 0
+            while index < count {
+                // Eight bytes at a time while none needs escaping.
+                if count &- index >= 8 {
+                    let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                    let quotes = word ^ 0x2222_2222_2222_2222
+                    let backslashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
+                    let special =
+                        ((quotes &- 0x0101_0101_0101_0101) & ~quotes)
+                        | ((backslashes &- 0x0101_0101_0101_0101) & ~backslashes)
+                        | ((word &- 0x2020_2020_2020_2020) & ~word)
+                    if special & 0x8080_8080_8080_8080 == 0 {
+                        index &+= 8
+                        continue
+                    }
+                }
+                let byte = base[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                    index &+= 1
+                    continue
+                }
+                output.append(UnsafeBufferPointer(start: base + segmentStart, count: index &- segmentStart))
+                output.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""): output.append(UInt8(ascii: "\""))
+                case UInt8(ascii: "\\"): output.append(UInt8(ascii: "\\"))
+                case 0x08: output.append(UInt8(ascii: "b"))
+                case 0x0C: output.append(UInt8(ascii: "f"))
+                case 0x0A: output.append(UInt8(ascii: "n"))
+                case 0x0D: output.append(UInt8(ascii: "r"))
+                case 0x09: output.append(UInt8(ascii: "t"))
+                default:
+                    let hexDigits: StaticString = "0123456789abcdef"
+                    output.append(UInt8(ascii: "u"))
+                    output.append(UInt8(ascii: "0"))
+                    output.append(UInt8(ascii: "0"))
+                    output.append(hexDigits.utf8Start[Int(byte >> 4)])
+                    output.append(hexDigits.utf8Start[Int(byte & 0x0F)])
+                }
+                index &+= 1
+                segmentStart = index
+            }
+            output.append(UnsafeBufferPointer(start: base + segmentStart, count: count &- segmentStart))
+            output.append(UInt8(ascii: "\""))
+        }
     }
 }

@@ -1,0 +1,815 @@
+import Foundation
+
+/// The JSON tokenizer and tree builder behind ``JSONReader``: one pass over the bytes with an
+/// explicit stack of open containers, so nesting costs heap, not call stack.
+///
+/// Children of open containers wait on ``MoveStack``s (array elements and object entries) and
+/// are moved into exactly sized arrays when their container closes. Strings without escapes are
+/// built straight from the input bytes, and keys seen before are taken from a small cache
+/// instead of being built again. Line and column are computed only for errors.
+///
+/// ```swift
+/// var parser = JSONParser(base, count: count, options: options)
+/// let tree = try parser.parse()
+/// ```
+struct JSONParser: ~Copyable {
+    /// The kind of an open container.
+    enum Kind: UInt8 {
+        /// Outside every container (the document's top level).
+        case none
+        case array
+        case object
+    }
+
+    /// The state of a container that is open around the current one.
+    struct Frame {
+        var kind: Kind
+        /// Where its children start on ``values`` (arrays) or ``entries`` (objects).
+        var start: Int
+        /// For objects: the key whose value is being read, and its fingerprint.
+        var key: String
+        var keyPrint: UInt64
+        /// For objects: one bit per key fingerprint seen (see ``noteKey(at:isFirst:)``).
+        var keyMask: UInt64
+        /// For arrays: the index of the element being read.
+        var index: Int
+        /// How many of its keys start with `$`.
+        var reservedKeys: Int
+        /// The offset of its opening bracket.
+        var openOffset: Int
+    }
+
+    /// A key built before, and the bytes it was built from.
+    struct CachedKey {
+        var head: UInt64
+        var tail: UInt64
+        var length: Int
+        var string: String
+    }
+
+    /// Objects up to this many entries are checked for duplicate keys as each key arrives;
+    /// larger ones again, with a set, when they close.
+    private static let incrementalKeyCheckLimit = 32
+    private static let keyCacheSize = 256
+
+    private let bytes: UnsafePointer<UInt8>
+    private let end: Int
+    private let hasByteOrderMark: Bool
+    private var position: Int
+
+    private let maxDepth: Int
+    private let maxCollectionCount: Int
+    private let maxStringLength: Int
+    private let maxObjectCount: Int
+    private let markupMode: MarkupMode
+    /// Whether objects are read as archive markup (decided on the first key in `.automatic`).
+    private var markup: Bool
+
+    private var values = MoveStack<ArchiveValue>()
+    private var entries = MoveStack<ArchiveDictionary.Element>()
+    /// The fingerprint of each key on ``entries`` (see ``readKey()``).
+    private var keyPrints = MoveStack<UInt64>()
+    private var frames = MoveStack<Frame>(initialCapacity: 16)
+    private var keyCache: [CachedKey]
+    /// Decoded bytes of strings with escapes.
+    private var scratch: [UInt8] = []
+    private var valueCount = 0
+
+    // The innermost open container (see ``Frame``).
+    private var kind = Kind.none
+    private var start = 0
+    private var key = ""
+    private var keyPrint: UInt64 = 0
+    private var keyMask: UInt64 = 0
+    private var reservedKeys = 0
+    private var openOffset = 0
+
+    /// Creates a parser over `count` bytes at `base`, which must stay valid while it parses.
+    init(_ base: UnsafePointer<UInt8>, count: Int, options: ArchiveReadingOptions) {
+        bytes = base
+        end = count
+        hasByteOrderMark = count >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF
+        position = hasByteOrderMark ? 3 : 0
+        let limits = options.limits
+        maxDepth = limits.maxDepth
+        maxCollectionCount = limits.maxCollectionCount
+        maxStringLength = limits.maxStringLength
+        maxObjectCount = limits.maxObjectCount
+        markupMode = options.markup
+        markup = options.markup == .archive
+        keyCache = Array(
+            repeating: CachedKey(head: 0, tail: 0, length: -1, string: ""), count: Self.keyCacheSize)
+    }
+
+    // MARK: - Bytes
+
+    /// The byte at `offset`, or 0 at and past the end (0 is invalid everywhere it is read).
+    @inline(__always)
+    private func byte(at offset: Int) -> UInt8 {
+        offset < end ? bytes[offset] : 0
+    }
+
+    @inline(__always)
+    private mutating func skipWhitespace() {
+        while position < end {
+            let current = bytes[position]
+            guard current <= 0x20,
+                current == 0x20 || current == 0x0A || current == 0x0D || current == 0x09
+            else { return }
+            position &+= 1
+        }
+    }
+
+    @inline(__always)
+    private static func take(_ string: inout String) -> String {
+        let taken = string
+        string = ""
+        return taken
+    }
+
+    // MARK: - Document
+
+    /// Reads the whole document: one value, surrounded by whitespace only.
+    mutating func parse() throws -> ArchiveValue {
+        skipWhitespace()
+        valueLoop: while true {
+            // At the first byte of a value.
+            var value: ArchiveValue
+            switch byte(at: position) {
+            case UInt8(ascii: "{"):
+                try open(.object)
+                position &+= 1
+                skipWhitespace()
+                if byte(at: position) == UInt8(ascii: "}") {
+                    position &+= 1
+                    value = try closeObject()
+                } else {
+                    try readKeyAndColon(afterComma: false)
+                    continue valueLoop
+                }
+            case UInt8(ascii: "["):
+                try open(.array)
+                position &+= 1
+                skipWhitespace()
+                if byte(at: position) == UInt8(ascii: "]") {
+                    position &+= 1
+                    value = closeArray()
+                } else {
+                    continue valueLoop
+                }
+            case UInt8(ascii: "\""):
+                value = .string(try readValueString())
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                switch JSONNumberParser.parse(bytes, from: position, end: end) {
+                case .value(let number, let next):
+                    value = number
+                    position = next
+                case .failure(let message, let offset):
+                    throw malformed(message, at: offset, inValue: true)
+                }
+            case UInt8(ascii: "t"):
+                try expectLiteral("true")
+                value = .bool(true)
+            case UInt8(ascii: "f"):
+                try expectLiteral("false")
+                value = .bool(false)
+            case UInt8(ascii: "n"):
+                try expectLiteral("null")
+                value = .null
+            default:
+                throw unexpectedValueStart()
+            }
+
+            // Hand the finished value to its container; closing a container finishes another.
+            while true {
+                valueCount &+= 1
+                if valueCount > maxObjectCount {
+                    throw limit(
+                        .objectCount, "the document has more than \(maxObjectCount) values", at: position,
+                        inValue: true)
+                }
+                switch kind {
+                case .none:
+                    skipWhitespace()
+                    guard position == end else {
+                        throw malformed(
+                            "unexpected \(describe(position)) after the top-level value", at: position, inValue: false)
+                    }
+                    return value
+                case .array:
+                    if values.count &- start >= maxCollectionCount {
+                        throw limit(
+                            .collectionCount, "an array has more than \(maxCollectionCount) elements", at: position,
+                            inValue: false)
+                    }
+                    values.append(value)
+                    skipWhitespace()
+                    let next = byte(at: position)
+                    if next == UInt8(ascii: ",") {
+                        position &+= 1
+                        skipWhitespace()
+                        continue valueLoop
+                    }
+                    if next == UInt8(ascii: "]") {
+                        position &+= 1
+                        value = closeArray()
+                        continue
+                    }
+                    throw malformed(
+                        "expected ',' or ']' after an array element, found \(describe(position))", at: position,
+                        inValue: false)
+                case .object:
+                    if entries.count &- start >= maxCollectionCount {
+                        throw limit(
+                            .collectionCount, "an object has more than \(maxCollectionCount) entries", at: position,
+                            inValue: false)
+                    }
+                    entries.append((key: Self.take(&key), value: value))
+                    keyPrints.append(keyPrint)
+                    skipWhitespace()
+                    let next = byte(at: position)
+                    if next == UInt8(ascii: ",") {
+                        position &+= 1
+                        skipWhitespace()
+                        try readKeyAndColon(afterComma: true)
+                        continue valueLoop
+                    }
+                    if next == UInt8(ascii: "}") {
+                        position &+= 1
+                        value = try closeObject()
+                        continue
+                    }
+                    throw malformed(
+                        "expected ',' or '}' after an object value, found \(describe(position))", at: position,
+                        inValue: false)
+                }
+            }
+        }
+    }
+
+    // MARK: - Containers
+
+    /// Opens an array or object at `position` (its bracket).
+    @inline(__always)
+    private mutating func open(_ newKind: Kind) throws {
+        frames.append(
+            Frame(
+                kind: kind, start: start, key: Self.take(&key), keyPrint: keyPrint, keyMask: keyMask,
+                index: kind == .array ? values.count &- start : 0, reservedKeys: reservedKeys,
+                openOffset: openOffset))
+        if frames.count > maxDepth {
+            throw limit(.depth, "the document nests deeper than \(maxDepth) levels", at: position, inValue: false)
+        }
+        kind = newKind
+        start = newKind == .array ? values.count : entries.count
+        keyMask = 0
+        reservedKeys = 0
+        openOffset = position
+    }
+
+    /// Returns to the container around the current one.
+    @inline(__always)
+    private mutating func restoreParent() {
+        guard frames.count > 0 else { return }
+        let parent = frames.removeLast()
+        kind = parent.kind
+        start = parent.start
+        key = parent.key
+        keyPrint = parent.keyPrint
+        keyMask = parent.keyMask
+        reservedKeys = parent.reservedKeys
+        openOffset = parent.openOffset
+    }
+
+    private mutating func closeArray() -> ArchiveValue {
+        let elements = values.removeArray(from: start)
+        restoreParent()
+        return .array(elements)
+    }
+
+    private mutating func closeObject() throws -> ArchiveValue {
+        let count = entries.count &- start
+        if count > Self.incrementalKeyCheckLimit, let duplicate = duplicateKeyInLargeObject() {
+            throw ArchiveError(
+                .malformedInput, "duplicate key '\(duplicate)' in an object", path: containerPath(),
+                location: location(of: openOffset))
+        }
+        keyPrints.removeLast(count)
+        let value: ArchiveValue
+        if markup && reservedKeys > 0 {
+            value = try interpretMarkup()
+        } else {
+            value = .dictionary(ArchiveDictionary(uniqueEntries: entries.removeArray(from: start)))
+        }
+        restoreParent()
+        return value
+    }
+
+    /// Reads `"key"` and `:` at `position`, checks the key is new in its object, and leaves
+    /// `position` at the value.
+    @inline(__always)
+    private mutating func readKeyAndColon(afterComma: Bool) throws {
+        guard byte(at: position) == UInt8(ascii: "\"") else {
+            let hint =
+                afterComma && byte(at: position) == UInt8(ascii: "}") ? " (trailing commas are not allowed)" : ""
+            throw malformed(
+                "expected a string key, found \(describe(position))\(hint)", at: position, inValue: false)
+        }
+        let keyOffset = position
+        let first = byte(at: position &+ 1)
+        key = try readKey()
+        let existing = entries.count &- start
+        if existing < Self.incrementalKeyCheckLimit {
+            try noteKey(at: keyOffset, isFirst: existing == 0)
+            if existing == 0 && markupMode == .automatic && frames.count == 1 {
+                markup = ArchiveMarkup.startsArchiveMarkup(firstKey: key)
+            }
+        }
+        if first == UInt8(ascii: "$") || (first == UInt8(ascii: "\\") && key.utf8.first == UInt8(ascii: "$")) {
+            reservedKeys &+= 1
+        }
+        skipWhitespace()
+        guard byte(at: position) == UInt8(ascii: ":") else {
+            throw malformed(
+                "expected ':' after the key '\(key)', found \(describe(position))", at: position, inValue: false)
+        }
+        position &+= 1
+        skipWhitespace()
+    }
+
+    /// Records the fingerprint of ``key`` in ``keyMask`` and, when its bit was already set (or
+    /// a fingerprint is 0, which stands for any key), compares ``key`` with the object's
+    /// earlier keys.
+    ///
+    /// Keys compare as Swift strings, so canonically equivalent spellings are the same key, as
+    /// they are for ``ArchiveDictionary`` (`"\u{212A}"`, KELVIN SIGN, equals `"K"`): that is
+    /// why keys that are not plain ASCII get the fingerprint 0.
+    @inline(__always)
+    private mutating func noteKey(at keyOffset: Int, isFirst: Bool) throws {
+        let bit: UInt64
+        if keyPrint == 0 {
+            bit = .max
+        } else {
+            bit = 1 << ((keyPrint &* 0x9E37_79B9_7F4A_7C15) >> 58)
+        }
+        if isFirst {
+            keyMask = bit
+            return
+        }
+        if keyMask & bit != 0 {
+            try compareWithEarlierKeys(at: keyOffset)
+        }
+        keyMask |= bit
+    }
+
+    private func compareWithEarlierKeys(at keyOffset: Int) throws {
+        let first = keyPrints.count &- (entries.count &- start)
+        for index in 0..<(entries.count &- start) {
+            let print = keyPrints[first &+ index]
+            if (print == keyPrint || print == 0 || keyPrint == 0) && entries[start &+ index].key == key {
+                throw ArchiveError(
+                    .malformedInput, "duplicate key '\(key)' in an object", path: containerPath(),
+                    location: location(of: keyOffset))
+            }
+        }
+    }
+
+    /// The first repeated key of an object too large for ``noteKey(at:isFirst:)``.
+    private func duplicateKeyInLargeObject() -> String? {
+        entries.withElements(from: start) { elements in
+            var seen = Set<String>(minimumCapacity: elements.count)
+            for element in elements where !seen.insert(element.key).inserted {
+                return element.key
+            }
+            return nil
+        }
+    }
+
+    /// Builds the value an object with reserved keys stands for (see ``ArchiveMarkup``).
+    ///
+    /// Objects whose `$` keys are all leading metadata keys (what writers produce) are built
+    /// here with their fields moved off the stack; every other case goes through
+    /// ``ArchiveMarkup/interpret(_:isTopLevel:allowsValueTags:path:)``, and so does any
+    /// metadata this fast path doubts, which keeps the two identical.
+    private mutating func interpretMarkup() throws -> ArchiveValue {
+        if let object = leadingMetadataObject() {
+            return object
+        }
+        let elements = entries.removeArray(from: start)
+        let isTopLevel = frames.count == 1
+        let value: ArchiveValue
+        do {
+            value = try ArchiveMarkup.interpret(
+                elements, isTopLevel: isTopLevel, allowsValueTags: true, path: .root)
+        } catch let error as ArchiveError {
+            var located = error.prefixingPath(containerPath())
+            located.location = location(of: openOffset)
+            throw located
+        }
+        // At the top level `$archive` stays literal while `$$archive` unescapes to it: both
+        // together would give the tree a repeated key.
+        if isTopLevel, let duplicate = value.keyedEntries?.firstDuplicateKey() {
+            throw ArchiveError(
+                .malformedInput, "duplicate key '\(duplicate)' in an object (spelled with and without escaping)",
+                path: containerPath(), location: location(of: openOffset))
+        }
+        return value
+    }
+
+    private mutating func leadingMetadataObject() -> ArchiveValue? {
+        let metadataCount = reservedKeys
+        guard metadataCount <= 4, entries.count &- start >= metadataCount else { return nil }
+        var typeName: String?
+        var version: Int?
+        var id: ArchiveObjectID?
+        var superclassNames: [String] = []
+        for index in start..<(start &+ metadataCount) {
+            let entry = entries[index]
+            switch entry.key {
+            case ArchiveMarkup.typeKey:
+                guard case .string(let name) = entry.value, !name.isEmpty else { return nil }
+                typeName = name
+            case ArchiveMarkup.versionKey:
+                guard let number = entry.value.int64Value, number >= 0, let int = Int(exactly: number) else {
+                    return nil
+                }
+                version = int
+            case ArchiveMarkup.idKey:
+                guard let number = entry.value.int64Value, number >= 0, let int = Int(exactly: number) else {
+                    return nil
+                }
+                id = ArchiveObjectID(int)
+            case ArchiveMarkup.classesKey:
+                guard case .array(let names) = entry.value else { return nil }
+                superclassNames.reserveCapacity(names.count)
+                for name in names {
+                    guard case .string(let string) = name else { return nil }
+                    superclassNames.append(string)
+                }
+            default:
+                return nil
+            }
+        }
+        guard let typeName else { return nil }
+        let fields = entries.removeArray(from: start &+ metadataCount)
+        entries.removeLast(metadataCount)
+        return .object(
+            ArchiveObject(
+                typeName: typeName, version: version, id: id, superclassNames: superclassNames,
+                fields: ArchiveDictionary(uniqueEntries: fields)))
+    }
+
+    // MARK: - Scalars
+
+    /// Checks that `literal` is at `position` and moves past it.
+    @inline(__always)
+    private mutating func expectLiteral(_ literal: StaticString) throws {
+        let length = literal.utf8CodeUnitCount
+        if end &- position >= length && memcmp(bytes + position, literal.utf8Start, length) == 0 {
+            position &+= length
+            return
+        }
+        throw malformed("invalid literal (expected '\(literal)')", at: position, inValue: true)
+    }
+
+    /// Finds the first quote, backslash or control character at or after `from`; returns its
+    /// offset (``end`` when there is none) and the OR of the bytes before it.
+    @inline(__always)
+    private func scanString(from: Int) -> (stop: Int, highBits: UInt64) {
+        var cursor = from
+        var highBits: UInt64 = 0
+        // Eight bytes at a time while none is a quote, a backslash or a control character.
+        while end &- cursor >= 8 {
+            let word = UnsafeRawPointer(bytes + cursor).loadUnaligned(as: UInt64.self)
+            let quotes = word ^ 0x2222_2222_2222_2222
+            let backslashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
+            let special =
+                ((quotes &- 0x0101_0101_0101_0101) & ~quotes) | ((backslashes &- 0x0101_0101_0101_0101) & ~backslashes)
+                | ((word &- 0x2020_2020_2020_2020) & ~word)
+            if special & 0x8080_8080_8080_8080 != 0 { break }
+            highBits |= word
+            cursor &+= 8
+        }
+        while cursor < end {
+            let current = bytes[cursor]
+            if current == UInt8(ascii: "\"") || current == UInt8(ascii: "\\") || current < 0x20 { break }
+            highBits |= UInt64(current)
+            cursor &+= 1
+        }
+        return (cursor, highBits)
+    }
+
+    /// Reads the string value whose opening quote is at `position`.
+    @inline(__always)
+    private mutating func readValueString() throws -> String {
+        let contentStart = position &+ 1
+        let (stop, highBits) = scanString(from: contentStart)
+        guard stop < end else {
+            throw malformed("unterminated string", at: position, inValue: true)
+        }
+        guard bytes[stop] == UInt8(ascii: "\"") else {
+            return try readEscapedString(contentStart: contentStart, stop: stop, isKey: false)
+        }
+        let length = stop &- contentStart
+        if length > maxStringLength {
+            throw stringTooLong(at: position, isKey: false)
+        }
+        let content = UnsafeBufferPointer(start: bytes + contentStart, count: length)
+        if highBits & 0x8080_8080_8080_8080 != 0, let bad = UTF8Validation.firstInvalidOffset(in: content) {
+            throw malformed("invalid UTF-8 in a string", at: contentStart &+ bad, inValue: true)
+        }
+        position = stop &+ 1
+        return String(decoding: content, as: UTF8.self)
+    }
+
+    /// Reads the key whose opening quote is at `position` and sets ``keyPrint``.
+    ///
+    /// Escape-free ASCII keys are looked up in ``keyCache`` by their bytes (a key up to 16
+    /// bytes long is identified exactly by its first and last eight bytes and its length;
+    /// longer ones are compared in full) and fingerprinted for ``noteKey(at:isFirst:)``; other keys get
+    /// the fingerprint 0.
+    @inline(__always)
+    private mutating func readKey() throws -> String {
+        let contentStart = position &+ 1
+        let (stop, highBits) = scanString(from: contentStart)
+        guard stop < end else {
+            throw malformed("unterminated string", at: position, inValue: false)
+        }
+        guard bytes[stop] == UInt8(ascii: "\"") else {
+            keyPrint = 0
+            return try readEscapedString(contentStart: contentStart, stop: stop, isKey: true)
+        }
+        let length = stop &- contentStart
+        if length > maxStringLength {
+            throw stringTooLong(at: position, isKey: true)
+        }
+        let base = bytes + contentStart
+        let content = UnsafeBufferPointer(start: base, count: length)
+        if highBits & 0x8080_8080_8080_8080 != 0 {
+            if let bad = UTF8Validation.firstInvalidOffset(in: content) {
+                throw malformed("invalid UTF-8 in a string", at: contentStart &+ bad, inValue: false)
+            }
+            position = stop &+ 1
+            keyPrint = 0
+            return String(decoding: content, as: UTF8.self)
+        }
+        position = stop &+ 1
+
+        var head: UInt64 = 0
+        var tail: UInt64 = 0
+        if length >= 8 {
+            head = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
+            tail = UnsafeRawPointer(base + (length &- 8)).loadUnaligned(as: UInt64.self)
+        } else if end &- contentStart >= 8 {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self))
+            head = word & ((1 << (UInt64(truncatingIfNeeded: length) &* 8)) &- 1)
+        } else {
+            for offset in 0..<length {
+                head |= UInt64(base[offset]) << (UInt64(truncatingIfNeeded: offset) &* 8)
+            }
+        }
+        let hash =
+            (head &* 0x9E37_79B9_7F4A_7C15) ^ (tail &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(truncatingIfNeeded: length)
+        keyPrint = hash | (1 << 63)
+        let slot = Int(truncatingIfNeeded: (hash &* 0xD6E8_FEB8_6659_FD93) >> 56) & (Self.keyCacheSize &- 1)
+        let cached = keyCache[slot]
+        if cached.length == length && cached.head == head && cached.tail == tail {
+            if length <= 16 {
+                return cached.string
+            }
+            let same =
+                cached.string.utf8.withContiguousStorageIfAvailable { stored in
+                    guard let storedBase = stored.baseAddress, stored.count == length else { return false }
+                    return memcmp(storedBase, base, length) == 0
+                } ?? false
+            if same { return cached.string }
+        }
+        let string = String(decoding: content, as: UTF8.self)
+        keyCache[slot] = CachedKey(head: head, tail: tail, length: length, string: string)
+        return string
+    }
+
+    /// Continues reading a string at its first backslash or control character (`stop`).
+    private mutating func readEscapedString(contentStart: Int, stop: Int, isKey: Bool) throws -> String {
+        scratch.removeAll(keepingCapacity: true)
+        var segmentStart = contentStart
+        var cursor = stop
+        while true {
+            var highBits: UInt8 = 0
+            var current: UInt8 = 0
+            while cursor < end {
+                current = bytes[cursor]
+                if current == UInt8(ascii: "\"") || current == UInt8(ascii: "\\") || current < 0x20 { break }
+                highBits |= current
+                cursor &+= 1
+            }
+            guard cursor < end else {
+                throw malformed("unterminated string", at: contentStart &- 1, inValue: !isKey)
+            }
+            let segment = UnsafeBufferPointer(start: bytes + segmentStart, count: cursor &- segmentStart)
+            if highBits & 0x80 != 0, let bad = UTF8Validation.firstInvalidOffset(in: segment) {
+                throw malformed("invalid UTF-8 in a string", at: segmentStart &+ bad, inValue: !isKey)
+            }
+            scratch.append(contentsOf: segment)
+            if current == UInt8(ascii: "\"") {
+                cursor &+= 1
+                break
+            }
+            if current < 0x20 {
+                throw malformed(
+                    "control character U+\(hex(UInt32(current), digits: 4)) in a string (it must be escaped)",
+                    at: cursor, inValue: !isKey)
+            }
+            // A backslash.
+            let escapeStart = cursor
+            cursor &+= 1
+            switch byte(at: cursor) {
+            case UInt8(ascii: "\""): scratch.append(0x22)
+            case UInt8(ascii: "\\"): scratch.append(0x5C)
+            case UInt8(ascii: "/"): scratch.append(0x2F)
+            case UInt8(ascii: "b"): scratch.append(0x08)
+            case UInt8(ascii: "f"): scratch.append(0x0C)
+            case UInt8(ascii: "n"): scratch.append(0x0A)
+            case UInt8(ascii: "r"): scratch.append(0x0D)
+            case UInt8(ascii: "t"): scratch.append(0x09)
+            case UInt8(ascii: "u"):
+                guard let unit = hexQuad(at: cursor &+ 1) else {
+                    throw malformed("expected four hex digits after '\\u'", at: escapeStart, inValue: !isKey)
+                }
+                cursor &+= 4
+                var scalar = unit
+                if unit >= 0xD800 && unit <= 0xDBFF {
+                    guard byte(at: cursor &+ 1) == UInt8(ascii: "\\"), byte(at: cursor &+ 2) == UInt8(ascii: "u"),
+                        let low = hexQuad(at: cursor &+ 3), low >= 0xDC00, low <= 0xDFFF
+                    else {
+                        throw malformed(
+                            "unpaired surrogate '\\u\(hex(unit, digits: 4))' in a string", at: escapeStart,
+                            inValue: !isKey)
+                    }
+                    cursor &+= 6
+                    scalar = 0x10000 &+ ((unit &- 0xD800) << 10) &+ (low &- 0xDC00)
+                } else if unit >= 0xDC00 && unit <= 0xDFFF {
+                    throw malformed(
+                        "unpaired surrogate '\\u\(hex(unit, digits: 4))' in a string", at: escapeStart, inValue: !isKey)
+                }
+                appendUTF8(scalar)
+            default:
+                throw malformed(
+                    "invalid escape '\\\(describeRaw(cursor))' in a string", at: escapeStart, inValue: !isKey)
+            }
+            cursor &+= 1
+            segmentStart = cursor
+        }
+        if scratch.count > maxStringLength {
+            throw stringTooLong(at: contentStart &- 1, isKey: isKey)
+        }
+        position = cursor
+        return String(decoding: scratch, as: UTF8.self)
+    }
+
+    /// The value of four hex digits at `offset`, or `nil`.
+    private func hexQuad(at offset: Int) -> UInt32? {
+        guard end &- offset >= 4 else { return nil }
+        var value: UInt32 = 0
+        for index in offset..<(offset &+ 4) {
+            let digit = bytes[index]
+            let nibble: UInt8
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = digit &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = digit &- UInt8(ascii: "a") &+ 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = digit &- UInt8(ascii: "A") &+ 10
+            default: return nil
+            }
+            value = value << 4 | UInt32(nibble)
+        }
+        return value
+    }
+
+    /// Appends a scalar (never a surrogate) as UTF-8 to ``scratch``.
+    private mutating func appendUTF8(_ scalar: UInt32) {
+        switch scalar {
+        case 0..<0x80:
+            scratch.append(UInt8(truncatingIfNeeded: scalar))
+        case 0x80..<0x800:
+            scratch.append(UInt8(truncatingIfNeeded: 0xC0 | scalar >> 6))
+            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            scratch.append(UInt8(truncatingIfNeeded: 0xE0 | scalar >> 12))
+            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
+        default:
+            scratch.append(UInt8(truncatingIfNeeded: 0xF0 | scalar >> 18))
+            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar >> 12 & 0x3F))
+            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
+        }
+    }
+
+    // MARK: - Errors
+
+    private func unexpectedValueStart() -> ArchiveError {
+        var message = "expected a value, found \(describe(position))"
+        switch byte(at: position) {
+        case UInt8(ascii: "]"), UInt8(ascii: "}"):
+            if kind != .none { message += " (trailing commas are not allowed)" }
+        case UInt8(ascii: "/"), UInt8(ascii: "#"):
+            message += " (comments are not allowed)"
+        case UInt8(ascii: "+"):
+            message += " (numbers cannot start with '+')"
+        case UInt8(ascii: "'"):
+            message += " (strings use double quotes)"
+        case UInt8(ascii: "N"), UInt8(ascii: "I"):
+            message += " (JSON has no NaN or Infinity)"
+        default:
+            break
+        }
+        return malformed(message, at: position, inValue: true)
+    }
+
+    private func stringTooLong(at offset: Int, isKey: Bool) -> ArchiveError {
+        limit(
+            .stringLength, "a \(isKey ? "key" : "string") is longer than \(maxStringLength) bytes", at: offset,
+            inValue: !isKey)
+    }
+
+    private func malformed(_ message: String, at offset: Int, inValue: Bool) -> ArchiveError {
+        ArchiveError(.malformedInput, message, path: path(inValue: inValue), location: location(of: offset))
+    }
+
+    private func limit(_ limit: ArchiveLimits.Limit, _ message: String, at offset: Int, inValue: Bool) -> ArchiveError {
+        ArchiveError.limitExceeded(limit, message, path: path(inValue: inValue), location: location(of: offset))
+    }
+
+    /// The path of the innermost open container: the slots its ancestors hold it in.
+    private func containerPath() -> ArchivePath {
+        frames.withElements(from: 0) { frames in
+            var components: [ArchivePath.Component] = []
+            components.reserveCapacity(frames.count)
+            for frame in frames {
+                switch frame.kind {
+                case .array: components.append(.index(frame.index))
+                case .object: components.append(.key(frame.key))
+                case .none: break
+                }
+            }
+            return ArchivePath(components)
+        }
+    }
+
+    /// The path of the value being read (`inValue`) or of the innermost open container.
+    private func path(inValue: Bool) -> ArchivePath {
+        var path = containerPath()
+        if inValue {
+            switch kind {
+            case .array: path.components.append(.index(values.count &- start))
+            case .object: path.components.append(.key(key))
+            case .none: break
+            }
+        }
+        return path
+    }
+
+    /// Line and column (1-based; the column counts Unicode scalars, not bytes) of `offset`.
+    private func location(of offset: Int) -> ArchiveError.InputLocation {
+        let limit = Swift.min(Swift.max(offset, 0), end)
+        var line = 1
+        var lineStart = hasByteOrderMark ? 3 : 0
+        var index = lineStart
+        while index < limit {
+            if bytes[index] == 0x0A {
+                line &+= 1
+                lineStart = index &+ 1
+            }
+            index &+= 1
+        }
+        var column = 1
+        index = lineStart
+        while index < limit {
+            if bytes[index] & 0xC0 != 0x80 { column &+= 1 }
+            index &+= 1
+        }
+        return ArchiveError.InputLocation(line: line, column: column, byteOffset: limit)
+    }
+
+    /// `'x'` for printable ASCII, `byte 0xNN` otherwise, `the end of the input` past the end.
+    private func describe(_ offset: Int) -> String {
+        guard offset < end else { return "the end of the input" }
+        let value = bytes[offset]
+        if value >= 0x20 && value < 0x7F {
+            return "'\(Character(Unicode.Scalar(value)))'"
+        }
+        return "byte 0x\(hex(UInt32(value), digits: 2))"
+    }
+
+    private func describeRaw(_ offset: Int) -> String {
+        guard offset < end else { return "" }
+        let value = bytes[offset]
+        return value >= 0x20 && value < 0x7F
+            ? String(Character(Unicode.Scalar(value))) : "x\(hex(UInt32(value), digits: 2))"
+    }
+
+    private func hex(_ value: UInt32, digits: Int) -> String {
+        let text = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: Swift.max(0, digits - text.count)) + text
+    }
+}
