@@ -86,6 +86,7 @@ enum ArchiveMarkup {
         var superclasses: [String] = []
         var fields = ArchiveDictionary(minimumCapacity: entries.count)
         var metadataKeys: [String] = []
+        var unescaped = false
         for (key, value) in entries {
             guard isReservedSpelling(key) else {
                 fields.appendUnchecked(value, forKey: key)
@@ -93,6 +94,7 @@ enum ArchiveMarkup {
             }
             if key.utf8.dropFirst().first == UInt8(ascii: "$") {
                 fields.appendUnchecked(value, forKey: String(key.dropFirst()))
+                unescaped = true
                 continue
             }
             let fieldPath = path.appending(key)
@@ -129,6 +131,10 @@ enum ArchiveMarkup {
                     "unknown reserved key '\(key)' (write a model key that starts with '$' as '$\(key)')", fieldPath)
             }
             metadataKeys.append(key)
+        }
+        // `$$archive` unescapes to the literal top-level `$archive`: the same key twice.
+        if unescaped, let duplicate = fields.firstDuplicateKey() {
+            throw malformed("the key '\(duplicate)' appears twice (once escaped as '$\(duplicate)')", path)
         }
         if let typeName {
             if let stray = metadataKeys.first(where: {
