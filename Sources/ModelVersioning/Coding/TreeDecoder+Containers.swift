@@ -38,10 +38,12 @@ struct TreeKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     @inline(__always)
     private func lookup(_ key: Key) -> ArchiveValue? {
         let name = key.stringValue
-        if model != nil, behavior(name) == .excluded { return nil }
-        let hint = decoder.hints.indices.contains(depth) ? decoder.hints[depth] : 0
-        guard let index = fields.index(forKey: name, startingAt: hint) else { return nil }
-        if decoder.hints.indices.contains(depth) { decoder.hints[depth] = index + 1 }
+        if let model, !model.behaviors.isEmpty, model.behaviors[name] == .excluded { return nil }
+        guard depth < decoder.hints.count else {
+            return fields.index(forKey: name).map { fields[$0].value }
+        }
+        guard let index = fields.index(forKey: name, startingAt: decoder.hints[depth]) else { return nil }
+        decoder.hints[depth] = index + 1
         return fields[index].value
     }
 

@@ -127,26 +127,34 @@ final class TreeDecoder: Decoder {
 
     // MARK: Nesting
 
+    /// What a nested decode replaces and restores.
+    private struct Frame {
+        var value: ArchiveValue
+        var model: ModelInfo?
+        var object: ArchiveObject?
+        var allowed: Set<String>?
+        var conditional: Bool
+    }
+
     /// Decodes `value` as a `T` one level below the current one, under `key`.
     func decode<T: Decodable>(
         _ type: T.Type, from value: ArchiveValue, key: PathKey, allowed: Set<String>?, conditional: Bool = false
     ) throws -> T {
-        let savedValue = currentValue
-        let savedModel = currentModel
-        let savedObject = currentObject
-        let savedAllowed = currentAllowed
-        let savedConditional = currentIsConditional
+        let saved = Frame(
+            value: currentValue, model: currentModel, object: currentObject, allowed: currentAllowed,
+            conditional: currentIsConditional)
         keys.append(key)
-        if hints.count <= keys.count { hints.append(0) } else { hints[keys.count] = 0 }
+        let depth = keys.count
+        if hints.count <= depth { hints.append(0) } else { hints[depth] = 0 }
         defer {
             keys.removeLast()
-            currentValue = savedValue
-            currentModel = savedModel
-            currentObject = savedObject
-            currentAllowed = savedAllowed
-            currentIsConditional = savedConditional
+            currentValue = saved.value
+            currentModel = saved.model
+            currentObject = saved.object
+            currentAllowed = saved.allowed
+            currentIsConditional = saved.conditional
         }
-        guard keys.count <= session.options.limits.maxDepth else {
+        guard depth <= session.options.limits.maxDepth else {
             throw ArchiveError.limitExceeded(
                 .depth, "the archive nests deeper than \(session.options.limits.maxDepth) levels", path: path())
         }
@@ -157,13 +165,17 @@ final class TreeDecoder: Decoder {
 
     /// Decodes `value`, the current value, as a `T`.
     func unbox<T: Decodable>(_ value: ArchiveValue, as type: T.Type) throws -> T {
-        if let special = try unboxSpecial(value, as: T.self) {
-            return special
-        }
         switch value {
         case .object(let object):
+            if T.self == ArchiveValue.self || T.self == UnknownModel.self, let special = try unboxSpecial(value, as: T.self)
+            {
+                return special
+            }
             return try decodeObject(object, as: T.self)
         case .reference(let id):
+            if T.self == ArchiveValue.self, let special = value as? T {
+                return special
+            }
             if T.self is any DecodesArchivedObjectsItself.Type {
                 currentValue = value
                 return try T(from: self)
@@ -174,12 +186,56 @@ final class TreeDecoder: Decoder {
                     "the conditional reference to \(id) points to an object that was never archived unconditionally")
             }
             return resolved
+        case .array(let elements):
+            if let fast = try unboxArray(elements, as: T.self) {
+                return fast
+            }
+        case .dictionary:
+            if T.self == ArchiveValue.self, let special = value as? T {
+                return special
+            }
         default:
-            currentValue = value
-            currentModel = nil
-            currentObject = nil
-            return try T(from: self)
+            if let special = try unboxSpecial(value, as: T.self) {
+                return special
+            }
         }
+        currentValue = value
+        currentModel = nil
+        currentObject = nil
+        return try T(from: self)
+    }
+
+    /// Arrays of strings and numbers, built directly; `nil` for other element types.
+    @inline(__always)
+    private func unboxArray<T: Decodable>(_ elements: [ArchiveValue], as type: T.Type) throws -> T? {
+        if T.self == [String].self {
+            var strings: [String] = []
+            strings.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                strings.append(try unboxString(element, key: .index(index)))
+            }
+            return strings as? T
+        }
+        if T.self == [Double].self {
+            var numbers: [Double] = []
+            numbers.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                numbers.append(try unboxDouble(element, key: .index(index)))
+            }
+            return numbers as? T
+        }
+        if T.self == [Int].self {
+            var numbers: [Int] = []
+            numbers.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                numbers.append(try unboxInteger(element, as: Int.self, key: .index(index)))
+            }
+            return numbers as? T
+        }
+        if T.self == ArchiveValue.self {
+            return ArchiveValue.array(elements) as? T
+        }
+        return nil
     }
 
     // MARK: Objects
@@ -194,14 +250,15 @@ final class TreeDecoder: Decoder {
             return typed
         }
         let expected = session.infos.info(for: T.self)
+        if let expected, expected.answers(to: object.typeName) {
+            return try decodeExactModel(object, as: T.self, info: expected)
+        }
         if expected == nil, T.self is any DecodesArchivedObjectsItself.Type {
             currentValue = .object(object)
             return try T(from: self)
         }
         let concrete: ModelInfo
-        if let expected, expected.answers(to: object.typeName) {
-            concrete = expected
-        } else if let registered = session.registry.info(named: object.typeName) {
+        if let registered = session.registry.info(named: object.typeName) {
             guard expected == nil || registered.type is T.Type else {
                 throw error(
                     .disallowedType,
@@ -225,16 +282,33 @@ final class TreeDecoder: Decoder {
         return typed
     }
 
-    /// The object's fields decoded by a type that is not a model (a mirror struct, a dictionary).
-    private func decodeFields<T: Decodable>(of object: ArchiveObject, as type: T.Type) throws -> T {
-        currentValue = .object(object)
-        currentModel = nil
-        currentObject = object
-        return try T(from: self)
+    /// The common case: the archived object is exactly the declared model type, so its
+    /// initializer is called directly, without an existential.
+    private func decodeExactModel<T: Decodable>(_ object: ArchiveObject, as type: T.Type, info: ModelInfo) throws -> T {
+        try prepareModel(object, concrete: info)
+        let tracksIdentity = info.isClass && object.id != nil
+        if tracksIdentity, let id = object.id {
+            session.graph.begin(id)
+        }
+        do {
+            var value = try T(from: self)
+            try withUnsafeMutablePointer(to: &value) { try info.awaken(UnsafeMutableRawPointer($0)) }
+            if tracksIdentity, let id = object.id {
+                session.graph.finish(id, instance: value as AnyObject)
+            }
+            return value
+        } catch let error as ArchiveError {
+            if tracksIdentity, let id = object.id { session.graph.abandon(id) }
+            throw error.adding(typeName: object.typeName, archivedVersion: object.version)
+        } catch {
+            if tracksIdentity, let id = object.id { session.graph.abandon(id) }
+            throw error
+        }
     }
 
-    /// Builds the model `concrete` from `object` after the allow-list and version checks.
-    func decodeModel(_ object: ArchiveObject, concrete: ModelInfo) throws -> any VersionedModel {
+    /// The checks and state every model decode starts with: allow list, version, value-type
+    /// identities (expansions), then the object becomes current.
+    private func prepareModel(_ object: ArchiveObject, concrete: ModelInfo) throws {
         if let allowed = currentAllowed, !allowed.contains(concrete.typeName) {
             throw error(
                 .disallowedType,
@@ -242,8 +316,13 @@ final class TreeDecoder: Decoder {
                     + "the archive may have been tampered with")
         }
         try checkVersion(of: object, against: concrete)
-        if let id = object.id, !concrete.isClass {
-            if session.graph.decodedValueIdentities.contains(id) {
+        if let id = object.id {
+            if concrete.isClass {
+                if session.graph.isInProgress(id) {
+                    throw error(
+                        .referenceCycle, "\(concrete.typeName) \(id) contains itself through unconditional references")
+                }
+            } else if session.graph.decodedValueIdentities.contains(id) {
                 try countExpansion(of: id)
             } else {
                 session.graph.decodedValueIdentities.insert(id)
@@ -253,11 +332,21 @@ final class TreeDecoder: Decoder {
         currentModel = concrete
         currentObject = object
         currentAllowed = nil
+    }
+
+    /// The object's fields decoded by a type that is not a model (a mirror struct, a dictionary).
+    private func decodeFields<T: Decodable>(of object: ArchiveObject, as type: T.Type) throws -> T {
+        currentValue = .object(object)
+        currentModel = nil
+        currentObject = object
+        return try T(from: self)
+    }
+
+    /// Builds the model `concrete` from `object` after the allow-list and version checks: the
+    /// polymorphic path, where the static type is a protocol or a base class.
+    func decodeModel(_ object: ArchiveObject, concrete: ModelInfo) throws -> any VersionedModel {
+        try prepareModel(object, concrete: concrete)
         if let id = object.id, concrete.isClass {
-            if session.graph.isInProgress(id) {
-                throw error(
-                    .referenceCycle, "\(concrete.typeName) \(id) contains itself through unconditional references")
-            }
             session.graph.begin(id)
             do {
                 let model = try construct(concrete.type)

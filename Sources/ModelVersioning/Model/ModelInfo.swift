@@ -1,6 +1,9 @@
 /// What the coders need to know about one model type, computed once per type and coding run
 /// (or once per registry) so that the per-field paths never call the type's static members.
-struct ModelInfo: Sendable {
+///
+/// A class so that passing it along the hot paths costs one reference count, not a copy of
+/// every member.
+final class ModelInfo: Sendable {
     let type: any VersionedModel.Type
     let typeName: String
     let aliases: [String]
@@ -10,6 +13,8 @@ struct ModelInfo: Sendable {
     let behaviors: [String: EncodingBehavior]
     /// Allowed archive type names by coding key.
     let allowedTypeNames: [String: Set<String>]
+    /// Calls `awakeFromArchive()` on a value of exactly this type, in place.
+    let awaken: @Sendable (UnsafeMutableRawPointer) throws -> Void
 
     init(_ type: any VersionedModel.Type) {
         self.type = type
@@ -19,6 +24,13 @@ struct ModelInfo: Sendable {
         self.isClass = type is AnyObject.Type
         self.behaviors = type.encodingBehaviors.filter { $0.value != .unconditional }
         self.allowedTypeNames = type.allowedTypes.mapValues { Set($0.map { $0.archiveTypeName }) }
+        self.awaken = Self.awakener(for: type)
+    }
+
+    private static func awakener<M: VersionedModel>(for type: M.Type) -> @Sendable (UnsafeMutableRawPointer) throws
+        -> Void
+    {
+        { pointer in try pointer.assumingMemoryBound(to: M.self).pointee.awakeFromArchive() }
     }
 
     /// The behaviour of the property stored under `key`.
@@ -34,9 +46,12 @@ struct ModelInfo: Sendable {
 }
 
 /// Per-run cache from a metatype to its ``ModelInfo`` (or to `nil` for types that are not
-/// models). Lives in one encoding or decoding run, so it needs no lock.
+/// models). Lives in one encoding or decoding run, so it needs no lock. The last type asked for
+/// is remembered separately: arrays of one model type then skip the hash look-up.
 struct ModelInfoCache {
     private var cache: [ObjectIdentifier: ModelInfo?] = [:]
+    private var lastType: ObjectIdentifier?
+    private var lastInfo: ModelInfo?
     private let registry: ModelRegistry?
 
     init(registry: ModelRegistry?) {
@@ -44,8 +59,17 @@ struct ModelInfoCache {
     }
 
     /// The model information of `type`, or `nil` when it is not a ``VersionedModel``.
+    @inline(__always)
     mutating func info(for type: Any.Type) -> ModelInfo? {
         let key = ObjectIdentifier(type)
+        if key == lastType { return lastInfo }
+        let info = lookUp(key, type)
+        lastType = key
+        lastInfo = info
+        return info
+    }
+
+    private mutating func lookUp(_ key: ObjectIdentifier, _ type: Any.Type) -> ModelInfo? {
         if let cached = cache[key] { return cached }
         var info: ModelInfo?
         if let model = type as? any VersionedModel.Type {
