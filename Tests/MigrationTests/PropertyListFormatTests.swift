@@ -344,7 +344,8 @@ struct PropertyListFormatTests {
                 "ints": [.int(.min), .int(-1), 0, 255, 256, 65_535, 65_536, .int(Int64(UInt32.max) + 1), .int(.max)],
                 "uints": [.uint(.max), .uint(UInt64(Int64.max) + 1)],
                 "doubles": [
-                    -0.0, 0.1, .double(1.0 / 3.0), 2.718281828459045, 1e-300, .double(.leastNonzeroMagnitude),
+                    -0.0, 0.1, .double(1.0 / 3.0), 2.718281828459045, 0.30000000000000004, 1.0000000000000002,
+                    -1.2345678901234567e-89, 1e-300, .double(.leastNonzeroMagnitude),
                     1.7976931348623157e308,
                     .double(.nan), .double(.infinity), .double(-.infinity),
                 ],
@@ -718,6 +719,9 @@ struct PropertyListFormatTests {
         #expect(PropertyListReader.kind(of: Data("<dict/>".utf8)) == .xml)
         #expect(PropertyListReader.kind(of: Data("<0fbd 77>".utf8)) == .openStep)
         #expect(PropertyListReader.kind(of: Data("{ a = b; }".utf8)) == .openStep)
+        #expect(PropertyListReader.kind(of: Data()) == nil)
+        let blank = try #require(throws: ArchiveError.self) { try Self.read(Data("  \n ".utf8)) }
+        #expect(blank.code == .malformedInput)
         #expect(ArchiveFormat.detect(Data("{ a = b; }".utf8)) == .xmlPropertyList)
         #expect(ArchiveFormat.detect(Data("{ \"a\" = b; }".utf8)) == .xmlPropertyList)
         #expect(ArchiveFormat.detect(Data("( a, b )".utf8)) == .xmlPropertyList)

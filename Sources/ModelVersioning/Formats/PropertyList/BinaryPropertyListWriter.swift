@@ -8,7 +8,7 @@ import Foundation
 ///
 /// The output is deterministic (dictionary order kept, objects numbered depth-first from the
 /// top object 0) and built in time linear in the number of values. Equal strings (keys and
-/// values, compared byte for byte) and equal numbers, dates, Booleans and nulls are stored once,
+/// values, byte for byte) and equal numbers, dates, Booleans and nulls are stored once,
 /// as Apple's writer does; containers never are, so the reader sees no shared containers.
 /// Integers take the fewest bytes (negative ones 8, values above `Int64.max` 16); reals are
 /// 8-byte doubles; strings are ASCII when they can be, UTF-16BE otherwise; references are UIDs of
@@ -42,25 +42,6 @@ enum BinaryPropertyListWriter {
         case dictionary(Range<Int>)
     }
 
-    /// A string compared and hashed by its UTF-8 bytes (Swift's `==` would merge canonically
-    /// equivalent strings, which are different keys in a property list).
-    private struct ExactString: Hashable {
-        let string: String
-
-        static func == (lhs: ExactString, rhs: ExactString) -> Bool {
-            lhs.string.utf8.elementsEqual(rhs.string.utf8)
-        }
-
-        func hash(into hasher: inout Hasher) {
-            let hashed: Void? = string.utf8.withContiguousStorageIfAvailable { buffer in
-                hasher.combine(bytes: UnsafeRawBufferPointer(buffer))
-            }
-            if hashed == nil {
-                for byte in string.utf8 { hasher.combine(byte) }
-            }
-        }
-    }
-
     /// Numbers the objects of a tree and encodes them.
     private struct Builder {
         let markup: PropertyListWriterMarkup
@@ -70,7 +51,7 @@ enum BinaryPropertyListWriter {
         var references: [Int] = []
         /// References of the containers being built (a stack of runs).
         var pending: [Int] = []
-        var strings: [ExactString: Int] = [:]
+        var strings: [String: Int] = [:]
         var integers: [Int64: Int] = [:]
         var reals: [UInt64: Int] = [:]
         var dates: [UInt64: Int] = [:]
@@ -181,10 +162,14 @@ enum BinaryPropertyListWriter {
         }
 
         private mutating func addString(_ text: String) -> Int {
-            let key = ExactString(string: text)
-            if let index = strings[key] { return index }
+            if let index = strings[text] {
+                // Swift's `==` merges canonically equivalent strings ("é" and "e\u{301}"); a
+                // property list tells them apart, so share only byte-for-byte equal ones.
+                if case .string(let stored) = records[index], stored.utf8.elementsEqual(text.utf8) { return index }
+                return append(.string(text))
+            }
             let index = append(.string(text))
-            strings[key] = index
+            strings[text] = index
             return index
         }
 

@@ -50,9 +50,10 @@ enum PropertyListReader {
         case binary, xml, openStep
     }
 
-    /// Tells binary, XML and OpenStep property lists apart by their first bytes; `nil` for input
-    /// that holds nothing but whitespace.
+    /// Tells binary, XML and OpenStep property lists apart by their first bytes; `nil` for empty
+    /// input. Text without a `<` first is OpenStep (whose reader reports what is wrong with it).
     static func kind(of data: Data) -> Kind? {
+        guard !data.isEmpty else { return nil }
         let prefix = [UInt8](data.prefix(1024))
         if prefix.starts(with: "bplist".utf8) { return .binary }
         if PropertyListText.utf16Order(of: prefix) != nil {
@@ -76,12 +77,11 @@ enum PropertyListReader {
         return projection
     }
 
-    private static func textKind(_ bytes: ArraySlice<UInt8>) -> Kind? {
+    private static func textKind(_ bytes: ArraySlice<UInt8>) -> Kind {
         var index = bytes.startIndex
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index += 3 }
         while index < bytes.endIndex, XMLTokenizer.isWhitespace(bytes[index]) { index += 1 }
-        guard index < bytes.endIndex else { return bytes.count < 1024 ? nil : .openStep }
-        guard bytes[index] == UInt8(ascii: "<") else { return .openStep }
+        guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "<") else { return .openStep }
         // `<` then hexadecimal digits and whitespace up to `>` is OpenStep data, not a tag.
         var next = index + 1
         while next < bytes.endIndex,
