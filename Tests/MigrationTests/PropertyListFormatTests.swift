@@ -391,6 +391,20 @@ struct PropertyListFormatTests {
         }
     }
 
+    @Test(
+        "XML written in Apple's layout by others is reproduced byte for byte",
+        arguments: [
+            "cpython-plistlib/sample.xml.plist", "swift-foundation/Generic_XML_Properties.plist",
+            "swift-corelibs-foundation/Test.plist",
+        ])
+    func appleLayout(_ file: String) throws {
+        let data = try Self.fixture(file)
+        let written = try ArchiveFormat.xmlPropertyList.write(Self.read(data))
+        #expect(written == data)
+        let binary = try ArchiveFormat.binaryPropertyList.write(Self.read(data))
+        #expect(try ArchiveFormat.xmlPropertyList.write(Self.read(binary)) == data)
+    }
+
     @Test("markup: automatic is off for foreign plists, plain keeps metadata keys as keys")
     func markupModes() throws {
         let foreign: ArchiveValue = ["$schema": "x", "value": ["$type": "Circle"]]

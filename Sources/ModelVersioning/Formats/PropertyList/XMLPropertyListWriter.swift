@@ -20,7 +20,8 @@ import Foundation
 /// others); dates are whole seconds when exact, otherwise carry the shortest exact fraction
 /// (Foundation's XML reader rejects fractions; Apple's own writer drops them); data is base64;
 /// references are `<dict><key>CF$UID</key><integer>n</integer></dict>`. Markup follows
-/// ``PropertyListWriterMarkup``.
+/// ``PropertyListWriterMarkup``. As in Apple's format, a dictionary whose only entry is
+/// `CF$UID` with an integer reads back as a reference.
 ///
 /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidValue`` (``ArchiveValue/null``
 ///   in plain mode, which XML cannot hold; a reference outside 0…4294967295; a date outside the
