@@ -68,8 +68,7 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     public func read(_ data: Data, options: ArchiveReadingOptions = .init()) throws -> ArchiveValue {
         guard data.count <= options.limits.maxInputBytes else {
             throw ArchiveError.limitExceeded(
-                .inputBytes, "the input has \(data.count) bytes, more than the limit of \(options.limits.maxInputBytes)"
-            )
+                .inputBytes, "the input has \(data.count) bytes, more than the limit of \(options.limits.maxInputBytes)")
         }
         switch self {
         case .json:
