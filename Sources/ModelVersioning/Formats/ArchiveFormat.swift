@@ -22,10 +22,26 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     /// Guesses the format from the first bytes: `bplist00` for binary property lists, an XML
     /// declaration, doctype or `<plist` for XML property lists, `{`, `[` or another JSON value
     /// for JSON. Returns `nil` for empty or unrecognised input.
+    ///
+    /// OpenStep (old-style ASCII) property lists — text starting with `(`, a `//` or `/*`
+    /// comment, or `{` followed by a key that is unquoted or followed by `=` — are reported as
+    /// ``xmlPropertyList``: the property-list reader tells the text formats apart by content,
+    /// and OpenStep is read-only, so writing the tree back produces XML. UTF-16 text is recognised
+    /// by its byte-order mark or its first character.
     public static func detect(_ data: Data) -> ArchiveFormat? {
         let prefix = Array(data.prefix(64))
         if prefix.starts(with: Array("bplist".utf8)) {
             return .binaryPropertyList
+        }
+        if PropertyListText.utf16Order(of: prefix) != nil {
+            // UTF-16 text: only property lists (XML or OpenStep) are read in UTF-16.
+            let text = PropertyListReader.asciiProjection(ofUTF16: Array(data.prefix(4096)))
+            let first = text.first { !XMLTokenizer.isWhitespace($0) }
+            return first == UInt8(ascii: "<") || OpenStepPropertyListReader.looksLikeOpenStep(text[...])
+                ? .xmlPropertyList : nil
+        }
+        if OpenStepPropertyListReader.looksLikeOpenStep(Array(data.prefix(4096))[...]) {
+            return .xmlPropertyList
         }
         var bytes = prefix[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
