@@ -39,19 +39,6 @@ private func archiveError(
     return nil
 }
 
-/// A small deterministic generator (SplitMix64), so that random tests repeat exactly.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("JSON format")
 struct JSONFormatTests {
     // MARK: - Reading values
@@ -129,7 +116,7 @@ struct JSONFormatTests {
 
     @Test("random doubles in 17 digits and short decimals equal Double(String)")
     func randomDoubles() throws {
-        var generator = SplitMix64(state: 42)
+        var generator = SplitMix64(seed: 42)
         var texts: [String] = []
         for _ in 0..<2000 {
             let double = Double(bitPattern: generator.next() & 0x7FEF_FFFF_FFFF_FFFF)
@@ -762,7 +749,7 @@ struct JSONFormatTests {
              "$$k":{"a":"\u00e5\n","b":[[],{}]}}}
             """#
         let original = Array(seed.utf8)
-        var generator = SplitMix64(state: 7)
+        var generator = SplitMix64(seed: 7)
         var values = 0
         for round in 0..<3000 {
             var bytes = original

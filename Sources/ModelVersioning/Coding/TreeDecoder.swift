@@ -167,7 +167,8 @@ final class TreeDecoder: Decoder {
     func unbox<T: Decodable>(_ value: ArchiveValue, as type: T.Type) throws -> T {
         switch value {
         case .object(let object):
-            if T.self == ArchiveValue.self || T.self == UnknownModel.self, let special = try unboxSpecial(value, as: T.self)
+            if T.self == ArchiveValue.self || T.self == UnknownModel.self,
+                let special = try unboxSpecial(value, as: T.self)
             {
                 return special
             }

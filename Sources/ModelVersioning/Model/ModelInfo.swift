@@ -27,7 +27,8 @@ final class ModelInfo: Sendable {
         self.awaken = Self.awakener(for: type)
     }
 
-    private static func awakener<M: VersionedModel>(for type: M.Type) -> @Sendable (UnsafeMutableRawPointer) throws
+    private static func awakener<M: VersionedModel>(for type: M.Type)
+        -> @Sendable (UnsafeMutableRawPointer) throws
         -> Void
     {
         { pointer in try pointer.assumingMemoryBound(to: M.self).pointee.awakeFromArchive() }
