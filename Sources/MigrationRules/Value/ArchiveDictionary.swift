@@ -211,6 +211,12 @@ extension ArchiveDictionary: RandomAccessCollection {
         entries[position]
     }
 
+    /// The value at `position` (without copying its key).
+    @inlinable
+    public func value(at position: Int) -> ArchiveValue {
+        entries[position].value
+    }
+
     /// Changes the value at `position` in place.
     @inlinable
     public mutating func setValue(_ value: ArchiveValue, at position: Int) {

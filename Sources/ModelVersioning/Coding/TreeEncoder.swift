@@ -2,8 +2,9 @@ import Foundation
 
 /// State shared by every encoder of one encoding run.
 final class EncodingSession {
-    var infos: ModelInfoCache
-    var graph = EncodingGraph()
+    // Touched on every model object; never accessed overlappingly (one run, one thread).
+    @exclusivity(unchecked) var infos: ModelInfoCache
+    @exclusivity(unchecked) var graph = EncodingGraph()
     let limits: ArchiveLimits
     let userInfo: [CodingUserInfoKey: Any]
 
@@ -36,7 +37,8 @@ final class TreeEncoder: Encoder {
     let depth: Int
     /// The model whose own keys this encoder writes: its behaviours apply to the keyed container.
     let model: ModelInfo?
-    var storage: Storage = .empty
+    /// Written once per value; never accessed overlappingly.
+    @exclusivity(unchecked) var storage: Storage = .empty
 
     init(session: EncodingSession, parent: TreeEncoder?, key: (any CodingKey)?, depth: Int, model: ModelInfo?) {
         self.session = session
@@ -310,14 +312,15 @@ extension Float: ArchivePrimitive {
 /// The entries of a keyed container while it is being filled; nested containers and super
 /// encoders are resolved when the owner finishes.
 final class KeyedEncodingStorage {
+    // Appended to once per encoded key; never accessed overlappingly.
     enum Nested {
         case keyed(KeyedEncodingStorage)
         case unkeyed(UnkeyedEncodingStorage)
         case encoder(TreeEncoder)
     }
 
-    var entries: [ArchiveDictionary.Element] = []
-    var nested: [(index: Int, node: Nested)] = []
+    @exclusivity(unchecked) var entries: [ArchiveDictionary.Element] = []
+    @exclusivity(unchecked) var nested: [(index: Int, node: Nested)] = []
     /// Archived keys to write back (``UnknownFields``).
     var extras: UnknownFields?
 
@@ -347,8 +350,9 @@ final class KeyedEncodingStorage {
 
 /// The elements of an unkeyed container while it is being filled.
 final class UnkeyedEncodingStorage {
-    var elements: [ArchiveValue] = []
-    var nested: [(index: Int, node: KeyedEncodingStorage.Nested)] = []
+    // Appended to once per element; never accessed overlappingly.
+    @exclusivity(unchecked) var elements: [ArchiveValue] = []
+    @exclusivity(unchecked) var nested: [(index: Int, node: KeyedEncodingStorage.Nested)] = []
 
     func appendNested(_ node: KeyedEncodingStorage.Nested) {
         elements.append(.null)
