@@ -319,18 +319,18 @@ final class KeyedEncodingStorage {
         case encoder(TreeEncoder)
     }
 
-    @exclusivity(unchecked) var entries: [ArchiveDictionary.Element] = []
+    @exclusivity(unchecked) var entries: [ArchiveDictionary.Entry] = []
     @exclusivity(unchecked) var nested: [(index: Int, node: Nested)] = []
     /// Archived keys to write back (``UnknownFields``).
     var extras: UnknownFields?
 
     @inline(__always)
     func append(_ value: ArchiveValue, forKey key: String) {
-        entries.append((key, value))
+        entries.append(ArchiveDictionary.Entry(key: key, value: value))
     }
 
     func appendNested(_ node: Nested, forKey key: String) {
-        entries.append((key, .null))
+        entries.append(ArchiveDictionary.Entry(key: key, value: .null))
         nested.append((entries.count - 1, node))
     }
 
@@ -339,12 +339,12 @@ final class KeyedEncodingStorage {
             entries[index].value = try node.finish()
         }
         nested = []
-        let dictionary = ArchiveDictionary(uniqueEntries: entries)
+        let dictionary = ArchiveDictionary(uniqueStoredEntries: entries)
         if dictionary.firstDuplicateKey() == nil {
             return dictionary
         }
         // A key written twice: the last value wins, in the first position (JSONEncoder's rule).
-        return ArchiveDictionary(entries)
+        return ArchiveDictionary(entries.lazy.map { ($0.key, $0.value) })
     }
 }
 

@@ -374,7 +374,7 @@ struct BinaryPropertyListReader {
         try requireReferences(keyReferences, count: referenceCount, elements: count, at: start)
         try countNodes(1, at: index)
         let valueReferences = keyReferences + count * referenceSize
-        var entries: [ArchiveDictionary.Element] = []
+        var entries: [ArchiveDictionary.Entry] = []
         entries.reserveCapacity(count)
         var nodes = 1
         var height = 0
@@ -385,12 +385,12 @@ struct BinaryPropertyListReader {
                 let decoded = try object(child, depth: level)
                 nodes &+= decoded.nodes
                 height = max(height, decoded.height)
-                entries.append((key, decoded.value))
+                entries.append(ArchiveDictionary.Entry(key: key, value: decoded.value))
             } catch let error as ArchiveError {
                 throw error.prefixingPath([.key(key)])
             }
         }
-        let dictionary = ArchiveDictionary(uniqueEntries: entries)
+        let dictionary = ArchiveDictionary(uniqueStoredEntries: entries)
         if let duplicate = dictionary.firstDuplicateKey() {
             throw Self.malformed("the key '\(duplicate)' occurs twice in a dictionary", at: start)
         }

@@ -126,7 +126,7 @@ struct OpenStepPropertyListReader {
         let start = position
         try checkDepth(depth, at: start)
         position += 1
-        var entries: [ArchiveDictionary.Element] = []
+        var entries: [ArchiveDictionary.Entry] = []
         while true {
             try skipWhitespaceAndComments()
             guard position < bytes.count else { throw error("the dictionary is not closed with '}'", at: start) }
@@ -158,9 +158,9 @@ struct OpenStepPropertyListReader {
                     .collectionCount, "a dictionary has more than \(limits.maxCollectionCount) entries",
                     location: location(of: keyStart))
             }
-            entries.append((key, value))
+            entries.append(ArchiveDictionary.Entry(key: key, value: value))
         }
-        let dictionary = ArchiveDictionary(uniqueEntries: entries)
+        let dictionary = ArchiveDictionary(uniqueStoredEntries: entries)
         if let duplicate = dictionary.firstDuplicateKey() {
             throw error("the key '\(duplicate)' occurs twice in a dictionary", at: start)
         }

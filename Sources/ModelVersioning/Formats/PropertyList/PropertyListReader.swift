@@ -120,11 +120,12 @@ enum PropertyListReader {
             }
             return .array(elements)
         case .dictionary(let dictionary):
-            var entries: [ArchiveDictionary.Element] = []
+            var entries: [ArchiveDictionary.Entry] = []
             entries.reserveCapacity(dictionary.count)
             for (key, child) in dictionary {
                 do {
-                    entries.append((key, try interpretMarkup(child, isTopLevel: false)))
+                    entries.append(
+                        ArchiveDictionary.Entry(key: key, value: try interpretMarkup(child, isTopLevel: false)))
                 } catch let error as ArchiveError {
                     throw error.prefixingPath([.key(key)])
                 }

@@ -219,7 +219,7 @@ struct XMLPropertyListReader {
     private mutating func readDictionary(isEmpty: Bool, offset: Int, depth: Int) throws -> ArchiveValue {
         try checkDepth(depth, at: offset)
         if isEmpty { return .dictionary([:]) }
-        var entries: [ArchiveDictionary.Element] = []
+        var entries: [ArchiveDictionary.Entry] = []
         while true {
             guard let (key, keyOffset) = try readKey() else { break }
             let value: ArchiveValue?
@@ -234,9 +234,9 @@ struct XMLPropertyListReader {
                     .collectionCount, "a dictionary has more than \(limits.maxCollectionCount) entries",
                     location: tokenizer.location(of: offset))
             }
-            entries.append((key, value))
+            entries.append(ArchiveDictionary.Entry(key: key, value: value))
         }
-        let dictionary = ArchiveDictionary(uniqueEntries: entries)
+        let dictionary = ArchiveDictionary(uniqueStoredEntries: entries)
         if let duplicate = dictionary.firstDuplicateKey() {
             throw tokenizer.error("the key '\(duplicate)' occurs twice in a dictionary", at: offset)
         }
