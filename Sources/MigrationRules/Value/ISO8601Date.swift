@@ -11,7 +11,7 @@ import Foundation
 public enum ISO8601Date {
     private static let secondsPerDay: Int64 = 86_400
     /// Days from 0000-03-01 (the civil-from-days epoch) to 2001-01-01.
-    private static let daysToReferenceDate: Int64 = 730_485
+    private static let daysToReferenceDate: Int64 = 730_791
 
     /// Parses `YYYY-MM-DD`, optionally followed by `THH:MM[:SS[.fraction]]` and `Z` or `±HH:MM`
     /// (a missing zone means UTC). Returns `nil` for anything else, including impossible dates.
