@@ -317,6 +317,20 @@ struct MigrationPassTests {
         #expect(report.description == "Nothing to migrate.")
     }
 
+    @Test("editing in place keeps value semantics: a copy of the tree held elsewhere is unchanged")
+    func valueSemantics() throws {
+        let original: ArchiveValue = [
+            "shapes": [object("Circle", 1, ["r": 1, "x": 0, "y": 0])],
+            "nested": ["deep": [object("Point", 1, ["px": 1])]],
+        ]
+        var tree = original
+        try MigrationPass(catalog: Self.catalog).upgrade(&tree)
+        #expect(tree["shapes"]?[0]?.objectValue?.version == 4)
+        #expect(tree["nested"]?["deep"]?[0] == object("Point", 2, ["x": 1]))
+        #expect(original["shapes"]?[0] == object("Circle", 1, ["r": 1, "x": 0, "y": 0]))
+        #expect(original["nested"]?["deep"]?[0] == object("Point", 1, ["px": 1]))
+    }
+
     @Test("recordsSteps off keeps counts but no entries")
     func countsOnly() throws {
         var tree: ArchiveValue = .array((0..<50).map { _ in object("Circle", 1, ["r": 1, "x": 0, "y": 0]) })

@@ -51,9 +51,10 @@ extension CompiledChain {
         _ rules: [MigrationRule], on target: inout MigrationTarget, label: String, _ archivedName: String?,
         _ archivedVersion: Int?
     ) throws {
-        for rule in rules {
+        // Indices rather than `for rule in rules`: the rules are used in place, not copied.
+        for index in rules.indices {
             do {
-                try rule.apply(to: &target)
+                try rules[index].apply(to: &target)
             } catch let error as ArchiveError {
                 throw error.adding(typeName: archivedName, archivedVersion: archivedVersion, step: label)
             }

@@ -15,7 +15,10 @@ struct ObjectWalker {
     /// The path of the value being visited.
     private var path: [ArchivePath.Component] = []
     private var entries: [MigrationReport.Entry] = []
-    private var counts: [CountKey: Int] = [:]
+    /// Objects migrated per chain and archived version: `counts[countOffsets[chain] + from - oldest]`
+    /// (every object of a chain goes to the same version). A flat array: no hashing per object.
+    private var counts: [Int]
+    private let countOffsets: [Int]
     private var unknownTypeNames: [String: Int] = [:]
     private var newer: [MigrationReport.NewerItem] = []
 
@@ -25,12 +28,6 @@ struct ObjectWalker {
     /// Objects of the unknown type `cachedName` not yet added to `unknownTypeNames`.
     private var pendingUnknown = 0
 
-    private struct CountKey: Hashable {
-        var chain: Int
-        var from: Int
-        var to: Int
-    }
-
     init(
         catalog: MigrationCatalog, options: MigrationOptions, direction: MigrationReport.Direction,
         targetVersions: [Int?]
@@ -39,6 +36,15 @@ struct ObjectWalker {
         self.options = options
         self.direction = direction
         self.targetVersions = targetVersions
+        var offsets: [Int] = []
+        offsets.reserveCapacity(catalog.chains.count)
+        var total = 0
+        for chain in catalog.chains {
+            offsets.append(total)
+            total += chain.currentVersion - chain.oldestVersion + 1
+        }
+        countOffsets = offsets
+        counts = Array(repeating: 0, count: total)
         path.reserveCapacity(32)
     }
 
@@ -48,9 +54,7 @@ struct ObjectWalker {
     ///   nest deeper than ``ArchiveLimits/maxDepth``. The tree stays well-formed but partly
     ///   migrated.
     mutating func walk(_ value: inout ArchiveValue) throws {
-        switch value {
-        case .object(var object):
-            value = .null
+        if var object = value.takeObject() {
             defer { value = .object(object) }
             try checkDepth()
             if direction == .upgrade {
@@ -60,8 +64,7 @@ struct ObjectWalker {
                 try walkEntries(&object.fields)
                 try downgrade(&object)
             }
-        case .array(var elements):
-            value = .null
+        } else if var elements = value.takeArray() {
             defer { value = .array(elements) }
             try checkDepth()
             for index in elements.indices where elements[index].isContainer {
@@ -69,13 +72,10 @@ struct ObjectWalker {
                 defer { path.removeLast() }
                 try walk(&elements[index])
             }
-        case .dictionary(var dictionary):
-            value = .null
+        } else if var dictionary = value.takeDictionary() {
             defer { value = .dictionary(dictionary) }
             try checkDepth()
             try walkEntries(&dictionary)
-        default:
-            return
         }
     }
 
@@ -211,7 +211,8 @@ struct ObjectWalker {
         _ chain: Int, _ archivedName: String, _ archivedVersion: Int?, from: Int, to: Int,
         steps: @autoclosure () -> [String]
     ) {
-        counts[CountKey(chain: chain, from: from, to: to), default: 0] += 1
+        let slot = countOffsets[chain] + from - catalog.chains[chain].oldestVersion
+        if counts.indices.contains(slot) { counts[slot] += 1 }
         guard options.recordsSteps else { return }
         entries.append(
             MigrationReport.Entry(
@@ -223,11 +224,16 @@ struct ObjectWalker {
     mutating func finish(into report: inout MigrationReport) {
         flushUnknown()
         report.entries.append(contentsOf: entries)
-        report.counts.append(
-            contentsOf: counts.map { key, count in
-                MigrationReport.Count(
-                    typeName: catalog.chains[key.chain].name, fromVersion: key.from, toVersion: key.to, count: count)
-            })
+        for (index, chain) in catalog.chains.enumerated() {
+            let to = direction == .upgrade ? chain.currentVersion : (targetVersions[index] ?? chain.currentVersion)
+            for version in chain.oldestVersion...chain.currentVersion {
+                let count = counts[countOffsets[index] + version - chain.oldestVersion]
+                if count > 0 {
+                    report.counts.append(
+                        MigrationReport.Count(typeName: chain.name, fromVersion: version, toVersion: to, count: count))
+                }
+            }
+        }
         report.counts.sort { ($0.typeName, $0.fromVersion, $0.toVersion) < ($1.typeName, $1.fromVersion, $1.toVersion) }
         report.unknownTypeNames.merge(unknownTypeNames, uniquingKeysWith: +)
         report.newer.append(contentsOf: newer)

@@ -12,22 +12,49 @@ extension ArchiveValue {
         }
     }
 
+    // The take functions move a payload out and leave `.null`, so that the caller holds the only
+    // reference and edits it without copying. They bind with `guard case`: binding in a `switch`
+    // keeps a copy of the subject alive for the whole case body, which makes every payload look
+    // shared and turns each edit into a copy.
+
+    /// Moves out the payload of an object, leaving `.null`; `nil` (and no change) for other kinds.
+    @inline(__always)
+    mutating func takeObject() -> ArchiveObject? {
+        guard case .object(let object) = self else { return nil }
+        self = .null
+        return object
+    }
+
+    /// Moves out the elements of an array, leaving `.null`; `nil` (and no change) for other kinds.
+    @inline(__always)
+    mutating func takeArray() -> [ArchiveValue]? {
+        guard case .array(let elements) = self else { return nil }
+        self = .null
+        return elements
+    }
+
+    /// Moves out the entries of a dictionary, leaving `.null`; `nil` (and no change) for other
+    /// kinds.
+    @inline(__always)
+    mutating func takeDictionary() -> ArchiveDictionary? {
+        guard case .dictionary(let entries) = self else { return nil }
+        self = .null
+        return entries
+    }
+
     /// Runs `body` on the entries of a dictionary or the fields of an object, in place; returns
     /// `nil` without calling `body` for every other kind.
     @inline(__always)
     mutating func modifyKeyedEntries<R>(_ body: (inout ArchiveDictionary) throws -> R) rethrows -> R? {
-        switch self {
-        case .dictionary(var entries):
-            self = .null
+        if var entries = takeDictionary() {
             defer { self = .dictionary(entries) }
             return try body(&entries)
-        case .object(var object):
-            self = .null
+        }
+        if var object = takeObject() {
             defer { self = .object(object) }
             return try body(&object.fields)
-        default:
-            return nil
         }
+        return nil
     }
 
     /// A short rendering of a value for error messages: `"Fred"`, `42`, `[3 elements]`.

@@ -77,18 +77,19 @@ extension MigrationRule {
                 throw error.prefixingPath(target.path.appending(key))
             }
 
-        case .move(let source, let destination):
-            try Self.move(source, to: destination, in: &target)
+        case .move(let source, let destination, let keys):
+            guard let keys else {
+                throw failure(
+                    "move paths must be non-empty and name keys only (no indices or wildcards): '\(source)' → "
+                        + "'\(destination)'", at: target.path)
+            }
+            try Self.move(keys.from, to: keys.to, in: &target)
 
         case .nest(let keys, let container):
-            for key in keys {
-                try Self.move([.key(key)], to: [.key(container), .key(key)], in: &target)
-            }
+            try Self.nest(keys, into: container, in: &target)
 
         case .hoist(let keys, let container):
-            for key in keys {
-                try Self.move([.key(container), .key(key)], to: [.key(key)], in: &target)
-            }
+            try Self.hoist(keys, from: container, in: &target)
 
         case .wrapInArray(let key):
             guard let index = target.fields.index(forKey: key), !target.fields.entries[index].value.isNull else {
@@ -144,25 +145,88 @@ extension MigrationRule {
 
     // MARK: Move
 
-    private static func move(_ source: ArchivePath, to destination: ArchivePath, in target: inout MigrationTarget)
-        throws
-    {
-        guard let from = ArchiveDictionary.keys(of: source), !from.isEmpty,
-            let to = ArchiveDictionary.keys(of: destination), !to.isEmpty
-        else {
-            throw ArchiveError(
-                .migrationFailed, "move paths must be non-empty and name keys only (no indices or wildcards)",
-                path: target.path)
-        }
-        guard from != to else { return }
-        guard target.fields.value(atKeys: from) != nil else { return }
+    private static func move(_ from: [String], to: [String], in target: inout MigrationTarget) throws {
+        guard from != to, target.fields.value(atKeys: from) != nil else { return }
         if target.fields.value(atKeys: to) != nil {
             throw ArchiveError(
-                .migrationFailed, "cannot move '\(source)' to '\(destination)': '\(destination)' already exists",
-                path: target.path)
+                .migrationFailed, "the key '\(ArchiveDictionary.path(of: to[...]))' already exists", path: target.path)
         }
         guard let (value, position) = try target.fields.takeValue(atKeys: from, base: target.path) else { return }
         try target.fields.storeValue(value, atKeys: to, position: position, replacing: false, base: target.path)
+    }
+
+    /// Moves `keys` into the dictionary (or object) under `container`, created where the first
+    /// moved key was when absent or `null`.
+    private static func nest(_ keys: [String], into container: String, in target: inout MigrationTarget) throws {
+        var containerIndex = target.fields.index(forKey: container)
+        var nullContainer = false
+        if let index = containerIndex {
+            switch target.fields.entries[index].value {
+            case .null:
+                containerIndex = nil
+                nullContainer = true
+            case .dictionary, .object:
+                break
+            case let other:
+                throw ArchiveError(
+                    .migrationFailed, "expected a dictionary or object, found \(other.kindAndValue)",
+                    path: target.path.appending(container))
+            }
+        }
+        for key in keys where key != container {
+            guard var index = target.fields.index(forKey: key) else { continue }
+            guard let existing = containerIndex else {
+                // A new container takes the first moved key's place (a null one is replaced).
+                if nullContainer, let stale = target.fields.index(forKey: container) {
+                    target.fields.entries.remove(at: stale)
+                    if stale < index { index -= 1 }
+                    nullContainer = false
+                }
+                var inner = ArchiveDictionary(minimumCapacity: keys.count)
+                inner.appendUnchecked(target.fields.entries[index].value, forKey: key)
+                target.fields.entries[index] = (container, .dictionary(inner))
+                containerIndex = index
+                continue
+            }
+            if target.fields.entries[existing].value.keyedEntries?.index(forKey: key) != nil {
+                throw ArchiveError(
+                    .migrationFailed, "the key '\(container).\(key)' already exists", path: target.path)
+            }
+            let value = target.fields.entries.remove(at: index).value
+            let destination = index < existing ? existing - 1 : existing
+            target.fields.entries[destination].value.modifyKeyedEntries { $0.appendUnchecked(value, forKey: key) }
+            containerIndex = destination
+        }
+    }
+
+    /// Moves `keys` out of the dictionary (or object) under `container`, in front of it; removes
+    /// a dictionary that this empties.
+    private static func hoist(_ keys: [String], from container: String, in target: inout MigrationTarget) throws {
+        guard var containerIndex = target.fields.index(forKey: container) else { return }
+        switch target.fields.entries[containerIndex].value {
+        case .null:
+            return
+        case .dictionary, .object:
+            break
+        case let other:
+            throw ArchiveError(
+                .migrationFailed, "expected a dictionary or object, found \(other.kindAndValue)",
+                path: target.path.appending(container))
+        }
+        var moved = false
+        for key in keys {
+            guard target.fields.entries[containerIndex].value.keyedEntries?.index(forKey: key) != nil else { continue }
+            if target.fields.index(forKey: key) != nil {
+                throw ArchiveError(.migrationFailed, "the key '\(key)' already exists", path: target.path)
+            }
+            let value = target.fields.entries[containerIndex].value.modifyKeyedEntries { $0.removeValue(forKey: key) }
+            target.fields.entries.insert((key, (value ?? nil) ?? .null), at: containerIndex)
+            containerIndex += 1
+            moved = true
+        }
+        if moved, case .dictionary(let inner) = target.fields.entries[containerIndex].value, inner.isEmpty {
+            target.fields.entries.remove(at: containerIndex)
+        }
     }
 
     // MARK: Split and merge
@@ -325,15 +389,14 @@ extension MigrationRule {
                 try visitEntries(&entries, rules, components, offset, &stack)
             }
         case .index(let position):
-            guard case .array(var elements) = value, elements.indices.contains(position) else { return }
-            value = .null
+            guard var elements = value.takeArray() else { return }
             defer { value = .array(elements) }
+            guard elements.indices.contains(position) else { return }
             stack.append(.index(position))
             defer { stack.removeLast() }
             try visit(&elements[position], rules, components, offset + 1, &stack)
         case .anyIndex:
-            guard case .array(var elements) = value else { return }
-            value = .null
+            guard var elements = value.takeArray() else { return }
             defer { value = .array(elements) }
             for position in elements.indices {
                 stack.append(.index(position))

@@ -36,12 +36,15 @@ public struct MigrationRule: Sendable, CustomStringConvertible {
         case closuresFromJoin(join: Joiner, split: Splitter?)
     }
 
-    enum Operation: Sendable {
+    /// Indirect: a rule is then one reference, so the pass copies it with one retain instead of
+    /// copying every payload.
+    indirect enum Operation: Sendable {
         case rename(key: String, to: String, required: Bool)
         case add(key: String, value: ArchiveValue)
         case remove(key: String, restoring: ArchiveValue?)
         case convert(key: String, converter: ValueConverter)
-        case move(from: ArchivePath, to: ArchivePath)
+        /// `keys` holds both paths' keys, or `nil` when a path is empty or has indices or wildcards.
+        case move(from: ArchivePath, to: ArchivePath, keys: (from: [String], to: [String])?)
         case nest(keys: [String], into: String)
         case hoist(keys: [String], from: String)
         case wrapInArray(key: String)
@@ -134,10 +137,16 @@ extension MigrationRule {
     ///   already, when an intermediate value is neither `null`, a dictionary nor an object, or
     ///   when a path has indices or wildcards.
     public static func move(_ source: ArchivePath, to destination: ArchivePath) -> MigrationRule {
-        MigrationRule(.move(from: source, to: destination))
+        var keys: (from: [String], to: [String])?
+        if let from = ArchiveDictionary.keys(of: source), let to = ArchiveDictionary.keys(of: destination),
+            !from.isEmpty, !to.isEmpty
+        {
+            keys = (from, to)
+        }
+        return MigrationRule(.move(from: source, to: destination, keys: keys))
     }
 
-    /// Moves keys into a (new or existing) nested dictionary: a ``move(_:to:)`` per key.
+    /// Moves keys into a (new or existing) nested dictionary, as a ``move(_:to:)`` per key would.
     ///
     /// ```swift
     /// .nest(["x", "y"], into: "center")    // {"x": 1, "y": 2} → {"center": {"x": 1, "y": 2}}
@@ -323,8 +332,8 @@ extension MigrationRule {
             return restoring.map { MigrationRule(.add(key: key, value: $0)) }
         case .convert(let key, let converter):
             return converter.inverse.map { MigrationRule(.convert(key: key, converter: $0)) }
-        case .move(let source, let destination):
-            return MigrationRule(.move(from: destination, to: source))
+        case .move(let source, let destination, let keys):
+            return MigrationRule(.move(from: destination, to: source, keys: keys.map { ($0.to, $0.from) }))
         case .nest(let keys, let container):
             return MigrationRule(.hoist(keys: keys, from: container))
         case .hoist(let keys, let container):
@@ -404,7 +413,7 @@ extension MigrationRule {
             return "remove(\(key)" + (restoring.map { ", restoring \($0.literalDescription))" } ?? ")")
         case .convert(let key, let converter):
             return "convert(\(key): \(converter))"
-        case .move(let source, let destination):
+        case .move(let source, let destination, _):
             return "move(\(source) → \(destination))"
         case .nest(let keys, let container):
             return "nest(\(keys.joined(separator: ", ")) → \(container))"

@@ -85,14 +85,12 @@ extension MigrationTarget {
     static func withTarget<R>(
         for value: inout ArchiveValue, path: ArchivePath, _ body: (inout MigrationTarget) throws -> R
     ) rethrows -> R? {
-        switch value {
-        case .dictionary(let entries):
-            value = .null
-            var target = MigrationTarget(fields: consume entries, path: path)
+        if let entries = value.takeDictionary() {
+            var target = MigrationTarget(fields: entries, path: path)
             defer { value = .dictionary(target.fields) }
             return try body(&target)
-        case .object(var object):
-            value = .null
+        }
+        if var object = value.takeObject() {
             var target = MigrationTarget(
                 fields: object.takeFields(), typeName: object.typeName, version: object.version, path: path)
             defer {
@@ -100,9 +98,8 @@ extension MigrationTarget {
                 value = .object(object)
             }
             return try body(&target)
-        default:
-            return nil
         }
+        return nil
     }
 }
 
