@@ -25,7 +25,7 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
         public var archivedTypeName: String
         /// The type name it has now.
         public var typeName: String
-        /// The version it was archived at (its ``unversionedVersion`` stand-in when it had none).
+        /// The version it was archived at (the chain's unversioned stand-in when it had none).
         public var fromVersion: Int
         /// Whether the archive recorded no version for it.
         public var wasUnversioned: Bool
