@@ -85,6 +85,11 @@ struct MigrationChainTests {
             chain: TypeMigrations(typeName: "Circle", currentVersion: 1, unversionedVersion: 2),
             message: "unversionedVersion v2 is newer than the current version v1", path: ""),
         Invalid(
+            name: "overflowing versions",
+            chain: TypeMigrations(typeName: "Circle", currentVersion: Int.max, steps: [step(Int.max, Int.min)]),
+            message: "a version is negative", path: "steps[0]",
+            step: "Circle v9223372036854775807 → v-9223372036854775808"),
+        Invalid(
             name: "empty name", chain: TypeMigrations(typeName: "", currentVersion: 1),
             message: "the type name is empty", path: ""),
     ]
@@ -151,6 +156,11 @@ struct MigrationChainTests {
         #expect(catalog.migrations(forTypeName: "Point")?.typeName == "Point")
         #expect(catalog.migrations(forTypeName: "Square") == nil)
         #expect(catalog.document(named: "Sketch")?.currentVersion == 1)
+        #expect(catalog.needsUpgrade(typeName: "Circle", version: 1))
+        #expect(!catalog.needsUpgrade(typeName: "Circle", version: 2))
+        #expect(catalog.needsUpgrade(typeName: "Round", version: 2))
+        #expect(catalog.needsUpgrade(typeName: "Circle", version: nil))
+        #expect(!catalog.needsUpgrade(typeName: "Square", version: 1))
         #expect(catalog.document(named: "Other") == nil)
         #expect(!catalog.isEmpty)
         #expect(MigrationCatalog.empty.isEmpty)

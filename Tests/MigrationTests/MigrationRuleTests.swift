@@ -47,6 +47,12 @@ struct MigrationRuleTests {
             after: ["x": 10, "center": ["z": 0]]),
         Case(rule: .wrapInArray("tag"), before: ["tag": "a"], after: ["tag": ["a"]]),
         Case(rule: .wrapInArray("tag"), before: ["tag": nil], after: ["tag": nil]),
+        Case(rule: .takeFirst("tags"), before: ["tags": ["a"], "n": 1], after: ["tags": "a", "n": 1]),
+        Case(rule: .hoist(["x"], from: "center"), before: ["r": 1], after: ["r": 1]),
+        Case(
+            rule: .merge(
+                ["first", "last"], into: "name", using: { parts in .array(parts) }, inverse: { $0.arrayValue ?? [] }),
+            before: ["first": "A", "last": "B"], after: ["name": ["A", "B"]]),
         Case(
             rule: .split("name", into: ["first_name", "last_name"], separator: " "),
             before: ["id": "4E96", "name": "Fred Weasley", "age": 20],

@@ -60,7 +60,7 @@ final class CompiledChain: Sendable {
         var firstIndexByVersion: [Int: Int] = [:]
         for (index, step) in steps.enumerated() {
             guard step.from >= 0, step.to >= 0 else { throw invalid("a version is negative", step: index) }
-            guard step.to == step.from + 1 else {
+            guard step.to == step.from &+ 1, step.from < Int.max else {
                 throw invalid(
                     step.to > step.from
                         ? "the step skips a version: each step goes from one version to the next"
@@ -77,7 +77,7 @@ final class CompiledChain: Sendable {
         let order = steps.indices.sorted { steps[$0].from < steps[$1].from }
         for (previous, next) in zip(order, order.dropFirst()) where steps[next].from != steps[previous].to {
             throw invalid(
-                "the chain has a gap: no step from v\(steps[previous].to) to v\(steps[previous].to + 1)", step: next)
+                "the chain has a gap: no step from v\(steps[previous].to) to v\(steps[previous].to &+ 1)", step: next)
         }
         if let last = order.last, steps[last].to != currentVersion {
             throw invalid(

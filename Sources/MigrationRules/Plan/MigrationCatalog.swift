@@ -88,6 +88,25 @@ public struct MigrationCatalog: Sendable {
         chainIndexByName[name].map { types[$0] }
     }
 
+    /// Whether an object archived as `typeName` at `version` would be changed by an upgrade: its
+    /// type has a chain and the object is not at the chain's current version and name. Constant
+    /// time.
+    ///
+    /// A reader or decoder that notes the type names and versions it meets can skip
+    /// ``MigrationPass/upgrade(_:document:)`` (a walk over the whole tree) when no object needs it:
+    ///
+    /// ```swift
+    /// let needsPass = seenTypes.contains { catalog.needsUpgrade(typeName: $0.name, version: $0.version) }
+    /// ```
+    ///
+    /// Objects newer than their chain, or older than it reaches, also answer `true`: the pass
+    /// reports them.
+    public func needsUpgrade(typeName: String, version: Int?) -> Bool {
+        guard let index = chainIndexByName[typeName] else { return false }
+        let chain = chains[index]
+        return version != chain.currentVersion || typeName != chain.name
+    }
+
     /// The document chain named `name`.
     public func document(named name: String) -> DocumentMigrations? {
         documents.first { $0.name == name }
