@@ -79,7 +79,6 @@ extension ArchiveValue {
         switch self {
         case .null: return "null"
         case .object(let object): return "object \(object)"
-        case .array, .dictionary: return "\(kind) \(briefDescription)"
         default: return "\(kind) \(briefDescription)"
         }
     }
