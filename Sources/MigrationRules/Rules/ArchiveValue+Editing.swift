@@ -232,9 +232,9 @@ extension ArchiveDictionary {
     @inline(__always)
     mutating func insertEntry(_ value: ArchiveValue, forKey key: String, at position: Int?) {
         if let position, position >= 0, position < entries.count {
-            entries.insert((key, value), at: position)
+            entries.insert(Entry(key: key, value: value), at: position)
         } else {
-            entries.append((key, value))
+            entries.append(Entry(key: key, value: value))
         }
     }
 

@@ -184,7 +184,7 @@ extension MigrationRule {
                 }
                 var inner = ArchiveDictionary(minimumCapacity: keys.count)
                 inner.appendUnchecked(target.fields.entries[index].value, forKey: key)
-                target.fields.entries[index] = (container, .dictionary(inner))
+                target.fields.entries[index] = ArchiveDictionary.Entry(key: container, value: .dictionary(inner))
                 containerIndex = index
                 continue
             }
@@ -220,7 +220,8 @@ extension MigrationRule {
                 throw ArchiveError(.migrationFailed, "the key '\(key)' already exists", path: target.path)
             }
             let value = target.fields.entries[containerIndex].value.modifyKeyedEntries { $0.removeValue(forKey: key) }
-            target.fields.entries.insert((key, (value ?? nil) ?? .null), at: containerIndex)
+            target.fields.entries.insert(
+                ArchiveDictionary.Entry(key: key, value: (value ?? nil) ?? .null), at: containerIndex)
             containerIndex += 1
             moved = true
         }
@@ -256,7 +257,8 @@ extension MigrationRule {
                 path: target.path.appending(key))
         }
         target.fields.entries.remove(at: index)
-        target.fields.entries.insert(contentsOf: zip(parts, pieces).map { ($0, $1) }, at: index)
+        target.fields.entries.insert(
+            contentsOf: zip(parts, pieces).map { ArchiveDictionary.Entry(key: $0, value: $1) }, at: index)
     }
 
     private static func splitString(
