@@ -342,7 +342,7 @@ struct JSONParser: ~Copyable {
     /// earlier keys.
     ///
     /// Keys compare as Swift strings, so canonically equivalent spellings are the same key, as
-    /// they are for ``ArchiveDictionary`` (`"\u{212A}"`, KELVIN SIGN, equals `"K"`): that is
+    /// they are for `ArchiveDictionary` (`"\u{212A}"`, KELVIN SIGN, equals `"K"`): that is
     /// why keys that are not plain ASCII get the fingerprint 0.
     @inline(__always)
     private mutating func noteKey(at keyOffset: Int, isFirst: Bool) throws {

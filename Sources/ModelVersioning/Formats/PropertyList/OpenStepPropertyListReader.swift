@@ -19,8 +19,8 @@ import Foundation
 /// `/* */` comments. Every leaf is a string or data: the format has no numbers, Booleans or
 /// dates. The text is UTF-8 or UTF-16 (with a byte-order mark).
 ///
-/// Errors are ``ArchiveError`` with code ``ArchiveError/Code/malformedInput`` (or
-/// ``ArchiveError/Code/limitExceeded``), the line and column, and the path in the tree.
+/// Errors are `ArchiveError` with code `ArchiveError.Code.malformedInput` (or
+/// `ArchiveError.Code.limitExceeded`), the line and column, and the path in the tree.
 struct OpenStepPropertyListReader {
     private let bytes: [UInt8]
     private let isTranscoded: Bool
@@ -30,8 +30,8 @@ struct OpenStepPropertyListReader {
 
     /// Reads a whole OpenStep property list.
     ///
-    /// - Throws: ``ArchiveError`` (``ArchiveError/Code/malformedInput`` with line and column,
-    ///   ``ArchiveError/Code/limitExceeded``).
+    /// - Throws: `ArchiveError` (`ArchiveError.Code.malformedInput` with line and column,
+    ///   `ArchiveError.Code.limitExceeded`).
     static func read(_ data: Data, limits: ArchiveLimits) throws -> ArchiveValue {
         var reader = try OpenStepPropertyListReader(bytes: [UInt8](data), limits: limits)
         return try reader.readDocument()

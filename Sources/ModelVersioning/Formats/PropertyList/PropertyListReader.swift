@@ -21,9 +21,9 @@ import Foundation
 enum PropertyListReader {
     /// Reads a property list.
     ///
-    /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/malformedInput`` (with the byte
-    ///   offset, or the line and column, and the path), ``ArchiveError/Code/limitExceeded`` or
-    ///   ``ArchiveError/Code/unsupportedFormat``.
+    /// - Throws: `ArchiveError` with code `ArchiveError.Code.malformedInput` (with the byte
+    ///   offset, or the line and column, and the path), `ArchiveError.Code.limitExceeded` or
+    ///   `ArchiveError.Code.unsupportedFormat`.
     static func read(_ data: Data, options: ArchiveReadingOptions) throws -> ArchiveValue {
         guard data.count <= options.limits.maxInputBytes else {
             throw ArchiveError.limitExceeded(

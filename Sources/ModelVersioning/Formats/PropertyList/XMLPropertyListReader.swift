@@ -20,12 +20,12 @@ import Foundation
 /// hexadecimal, optional sign, the whole `Int64` and `UInt64` range), `real` (decimal, `nan`,
 /// `inf`, `infinity`, signed), `true`, `false`, `date` (`2004-10-26T10:33:33Z`, fractional
 /// seconds too), `data` (base64, whitespace allowed), and their empty forms (`<string/>`).
-/// `<dict><key>CF$UID</key><integer>n</integer></dict>` reads as ``ArchiveValue/reference(_:)``,
+/// `<dict><key>CF$UID</key><integer>n</integer></dict>` reads as `ArchiveValue.reference(_:)`,
 /// as the UID of a binary property list does. Entities are never expanded (see
 /// ``XMLTokenizer``).
 ///
-/// Errors are ``ArchiveError`` with code ``ArchiveError/Code/malformedInput`` (or
-/// ``ArchiveError/Code/limitExceeded``), the line and column, and the path in the tree.
+/// Errors are `ArchiveError` with code `ArchiveError.Code.malformedInput` (or
+/// `ArchiveError.Code.limitExceeded`), the line and column, and the path in the tree.
 struct XMLPropertyListReader {
     /// The element names of the format.
     private enum Element: String {
@@ -39,8 +39,8 @@ struct XMLPropertyListReader {
 
     /// Reads a whole XML property list.
     ///
-    /// - Throws: ``ArchiveError`` (``ArchiveError/Code/malformedInput`` with line and column,
-    ///   ``ArchiveError/Code/limitExceeded``).
+    /// - Throws: `ArchiveError` (`ArchiveError.Code.malformedInput` with line and column,
+    ///   `ArchiveError.Code.limitExceeded`).
     static func read(_ data: Data, limits: ArchiveLimits) throws -> ArchiveValue {
         var reader = try XMLPropertyListReader(bytes: [UInt8](data), limits: limits)
         return try reader.readDocument()
