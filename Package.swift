@@ -24,7 +24,10 @@ let package = Package(
         .target(name: "ModelVersioning", dependencies: ["MigrationRules"]),
         .target(name: "ArchiveMigrateKit", dependencies: ["ModelVersioning"]),
         .executableTarget(name: "archive-migrate", dependencies: ["ArchiveMigrateKit"]),
-        .testTarget(name: "MigrationTests", dependencies: ["ModelVersioning", "MigrationRules", "ArchiveMigrateKit"]),
+        .testTarget(
+            name: "MigrationTests",
+            // The command-line tool is a dependency so that it is built for the tests that run it.
+            dependencies: ["ModelVersioning", "MigrationRules", "ArchiveMigrateKit", "archive-migrate"]),
     ],
     swiftLanguageModes: [.v6]
 )

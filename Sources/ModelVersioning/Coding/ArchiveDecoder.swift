@@ -92,7 +92,7 @@ public struct ArchiveDecoder: Sendable {
         return try pass.upgrade(&tree, document: options.document)
     }
 
-    private func decodeMigrated<T: Decodable>(_ type: T.Type, from tree: ArchiveValue) throws -> T {
+    func decodeMigrated<T: Decodable>(_ type: T.Type, from tree: ArchiveValue) throws -> T {
         let root = try ArchiveEnvelope(tree: tree)?.root ?? tree
         let session = DecodingSession(registry: registry, options: options, root: root)
         let decoder = TreeDecoder(session: session, value: root)

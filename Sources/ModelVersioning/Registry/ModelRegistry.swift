@@ -130,6 +130,18 @@ public struct ModelRegistry: Sendable {
             types: chains, documents: documents + rules.documents.filter { !documentNames.contains($0.name) })
     }
 
+    /// This registry with more chains, typically from a rules file (see
+    /// ``init(_:documents:rules:)`` for how they combine with the registered types' own).
+    ///
+    /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidChain` for conflicting or
+    ///   invalid chains.
+    public func adding(rules more: MigrationCatalog) throws -> ModelRegistry {
+        var copy = self
+        copy.rules = try rules.merging(more)
+        try copy.rebuildCatalog()
+        return copy
+    }
+
     /// The registered type archived under `name` (its current name or an alias).
     public func type(named name: String) -> (any VersionedModel.Type)? {
         infosByName[name]?.type
