@@ -24,7 +24,11 @@ let package = Package(
         .target(name: "ModelVersioning", dependencies: ["MigrationRules"]),
         .target(name: "ArchiveMigrateKit", dependencies: ["ModelVersioning"]),
         .executableTarget(name: "archive-migrate", dependencies: ["ArchiveMigrateKit"]),
-        .testTarget(name: "MigrationTests", dependencies: ["ModelVersioning", "MigrationRules", "ArchiveMigrateKit"]),
+        // The repository's own sample app, whose shipped archives are in Fixtures/archives/Sketch.
+        .target(name: "SketchModel", dependencies: ["ModelVersioning"], path: "Examples/Sketch/SketchModel"),
+        .testTarget(
+            name: "MigrationTests",
+            dependencies: ["ModelVersioning", "MigrationRules", "ArchiveMigrateKit", "SketchModel"]),
     ],
     swiftLanguageModes: [.v6]
 )
