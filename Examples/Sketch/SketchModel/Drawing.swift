@@ -14,7 +14,7 @@ import ModelVersioning
 /// out of the `meta` dictionary, which disappeared; app 2.0 added ``focus``, the model the
 /// drawing is centred on.
 ///
-/// ``focus`` is a *conditional* reference (``EncodingBehavior/conditional``, NSKeyedArchiver's
+/// ``focus`` is a *conditional* reference (`EncodingBehavior.conditional`, NSKeyedArchiver's
 /// `encodeConditionalObject`): it is written, as a reference, only when the focused model is
 /// also in ``models``; a focus on a model that was removed from the drawing is not archived and
 /// decodes as `nil`.

@@ -1,6 +1,6 @@
 /// The small preview image of a ``Model``: seed 000's `UIImage *md_image`.
 ///
-/// Never archived (``Model`` declares it ``EncodingBehavior/excluded``): every version of the app
+/// Never archived (``Model`` declares it `EncodingBehavior.excluded`): every version of the app
 /// kept thumbnails in separate files named after the model and loaded them after the document,
 /// in ``Model/awakeFromArchive()``.
 public struct Thumbnail: Codable, Hashable, Sendable {
