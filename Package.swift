@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "ArchiveMigrateKit", targets: ["ArchiveMigrateKit"]),
         .executable(name: "archive-migrate", targets: ["archive-migrate"]),
         .executable(name: "archive-bench", targets: ["archive-bench"]),
+        .executable(name: "sketch-migrate", targets: ["sketch-migrate"]),
     ],
     targets: [
         .target(name: "MigrationRules"),
@@ -26,10 +27,19 @@ let package = Package(
         .target(name: "ArchiveMigrateKit", dependencies: ["ModelVersioning"]),
         .executableTarget(name: "archive-migrate", dependencies: ["ArchiveMigrateKit"]),
         .executableTarget(name: "archive-bench", dependencies: ["ModelVersioning"], path: "Benchmarks/archive-bench"),
+        // The repository's own sample app, whose shipped archives are in Fixtures/archives/Sketch, and its
+        // own archive-migrate built with ArchiveMigrateKit (the three lines an app writes).
+        .target(name: "SketchModel", dependencies: ["ModelVersioning"], path: "Examples/Sketch/SketchModel"),
+        .executableTarget(
+            name: "sketch-migrate", dependencies: ["ArchiveMigrateKit", "SketchModel"],
+            path: "Examples/Sketch/sketch-migrate"),
         .testTarget(
             name: "MigrationTests",
-            // The command-line tool is a dependency so that it is built for the tests that run it.
-            dependencies: ["ModelVersioning", "MigrationRules", "ArchiveMigrateKit", "archive-migrate"]),
+            // The command-line tools are dependencies so that they are built for the tests that run them.
+            dependencies: [
+                "ModelVersioning", "MigrationRules", "ArchiveMigrateKit", "SketchModel", "archive-migrate",
+                "sketch-migrate",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

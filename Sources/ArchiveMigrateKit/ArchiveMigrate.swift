@@ -8,7 +8,7 @@ import ModelVersioning
 /// // Sources/myapp-migrate/main.swift
 /// import ArchiveMigrateKit
 /// import MyAppModels
-/// ArchiveMigrate.main(name: "myapp-migrate", registry: try MyAppModels.registry())
+/// ArchiveMigrate.main(name: "myapp-migrate", registry: MyAppModels.registry)
 /// ```
 ///
 /// Subcommands: `upgrade`, `downgrade`, `check`, `inspect`, `convert`, `diff`; `--help` at
@@ -86,6 +86,21 @@ public struct ArchiveMigrate: Sendable {
     public static func main(name: String = "archive-migrate", registry: ModelRegistry = ModelRegistry()) -> Never {
         let status = ArchiveMigrate(name: name, registry: registry).run(Array(CommandLine.arguments.dropFirst()))
         exit(status)
+    }
+
+    /// Builds the registry, then runs the tool; a registry that fails to build (an invalid
+    /// chain, two types with one name) is reported on standard error with exit status 2.
+    ///
+    /// ```swift
+    /// ArchiveMigrate.main(name: "myapp-migrate", registry: MyAppModels.registry)   // a throwing function
+    /// ```
+    public static func main(name: String, registry makeRegistry: () throws -> ModelRegistry) -> Never {
+        do {
+            main(name: name, registry: try makeRegistry())
+        } catch {
+            Console().error("error: the app's models are inconsistent: \(error)")
+            exit(ExitStatus.failure.rawValue)
+        }
     }
 
     private func command(named name: String) -> Command? {

@@ -38,7 +38,8 @@ enum CheckCommand: ArchiveCommand {
         }
         var rules = arguments.all("rules")
         let defaultRules = fixtures.appendingPathComponent("rules.json")
-        if rules.isEmpty, FileManager.default.fileExists(atPath: defaultRules.path) {
+        // An app's own tool has its chains in Swift; the stand-alone tool reads them from the rules.
+        if rules.isEmpty, context.registry.types.isEmpty, FileManager.default.fileExists(atPath: defaultRules.path) {
             rules = [defaultRules.path]
         }
         let registry = try context.registry(rules: rules)

@@ -8,17 +8,22 @@
 ///
 /// Semantic means: dictionary and object keys compare as sets (order is not meaning), arrays
 /// compare element by element, objects compare by type name, version and fields, and — unless
-/// ``Options/numbersByValue`` is off — `1` and `1.0` are the same number.
+/// ``Options/numbersByValue`` is off — `1` and `1.0` are the same number. With
+/// ``Options/nullMeansAbsent``, a key holding `null` equals a missing key.
 public enum ArchiveDiff {
     /// How values are compared.
     public struct Options: Sendable, Hashable {
         /// Whether integers and doubles of the same value are equal (`1` and `1.0`).
         public var numbersByValue: Bool
+        /// Whether a key whose value is `null` counts as absent (what an `Optional` property
+        /// decodes either way): `{"focus": null}` then equals `{}`.
+        public var nullMeansAbsent: Bool
         /// The most differences reported; the walk stops there.
         public var limit: Int
 
-        public init(numbersByValue: Bool = true, limit: Int = 1000) {
+        public init(numbersByValue: Bool = true, nullMeansAbsent: Bool = false, limit: Int = 1000) {
             self.numbersByValue = numbersByValue
+            self.nullMeansAbsent = nullMeansAbsent
             self.limit = limit
         }
     }
@@ -87,11 +92,12 @@ public enum ArchiveDiff {
             for (key, value) in a {
                 if let other = b[key] {
                     compare(value, other, at: path.appending(key))
-                } else {
+                } else if !(options.nullMeansAbsent && value.isNull) {
                     note(.removed, path.appending(key), value, nil)
                 }
             }
             for (key, value) in b where a.index(forKey: key) == nil {
+                if options.nullMeansAbsent && value.isNull { continue }
                 note(.added, path.appending(key), nil, value)
             }
         }

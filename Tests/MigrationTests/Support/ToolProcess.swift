@@ -83,6 +83,21 @@ final class ScratchFolder {
         return destination
     }
 
+    /// Copies a folder from `Fixtures/` (recursively, writable) into the scratch folder.
+    func copy(fixtureFolder path: String, to name: String) throws {
+        let source = Fixture.url(path)
+        guard let enumerator = FileManager.default.enumerator(at: source, includingPropertiesForKeys: nil) else {
+            return
+        }
+        for case let file as URL in enumerator {
+            var isDirectory: ObjCBool = false
+            FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory)
+            guard !isDirectory.boolValue else { continue }
+            let relative = String(file.standardizedFileURL.path.dropFirst(source.standardizedFileURL.path.count + 1))
+            try copy(fixture: path + "/" + relative, to: name + "/" + relative)
+        }
+    }
+
     func write(_ text: String, to name: String) throws {
         let destination = url.appendingPathComponent(name)
         try FileManager.default.createDirectory(
