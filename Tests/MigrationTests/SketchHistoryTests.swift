@@ -295,7 +295,7 @@ struct SketchHistoryTests {
         #expect(error.code == .migrationFailed)
         #expect(error.typeName == "Model")
         #expect(error.archivedVersion == 1)
-        #expect(error.step == "Model v2 → v3")
+        #expect(error.step == "Model v2 → v3 (app 2.0: tags, kind by name)")
         #expect(error.rule?.hasPrefix("convert(kind: map(") == true)
         #expect(error.path == "models[0].kind")
     }
