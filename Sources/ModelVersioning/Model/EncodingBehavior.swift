@@ -27,5 +27,10 @@ public enum EncodingBehavior: String, Sendable, Hashable, CaseIterable, Codable 
     /// unconditionally somewhere else in the archive; otherwise it decodes as `nil`. For class
     /// instances only (weak back-references such as a child's `parent`); this is
     /// `NSKeyedArchiver.encodeConditionalObject` and Mantle's conditional behaviour.
+    ///
+    /// A synthesized `init(from:)` cannot assign a back-reference to an object whose own
+    /// initializer is still running (a child's `weak var parent` inside the parent's
+    /// `children`): such a property reads as `nil`. For back-references that close a cycle use
+    /// ``WeakReference``, or `decodeConditional(_:forKey:assign:)` in a hand-written initializer.
     case conditional
 }
