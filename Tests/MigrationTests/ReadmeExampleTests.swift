@@ -21,7 +21,7 @@ enum Readme {
         static let migrationSteps = [
             MigrationStep(from: 1, to: 2, rules: [.nest(["x", "y"], into: "center"), .rename("r", to: "radius")])
         ]
-        }
+    }
 
     final class Drawing: VersionedModel {
         var circles: [Circle]
@@ -44,7 +44,8 @@ struct ReadmeExampleTests {
 
         let registry = try ModelRegistry([Readme.Drawing.self, Readme.Circle.self])
         let data = try ArchiveEncoder().encode(drawing)
-        let (reopened, report) = try ArchiveDecoder(registry: registry).decodeWithReport(Readme.Drawing.self, from: oldData)
+        let (reopened, report) = try ArchiveDecoder(registry: registry).decodeWithReport(
+            Readme.Drawing.self, from: oldData)
 
         #expect(reopened.circles[0].center.y == 2)
         #expect(reopened.circles[0].radius == 3)
