@@ -514,7 +514,9 @@ struct JSONFormatTests {
     func fastPathMatchesInterpret(text: String) throws {
         let entries = try #require(read(text, markup: .plain).dictionaryValue)
         let expected = Result {
-            try ArchiveMarkup.interpret(Array(entries), isTopLevel: false, allowsValueTags: true, path: [.index(0)])
+            try ArchiveMarkup.interpret(
+                entries.map { ArchiveDictionary.Entry(key: $0.key, value: $0.value) }, isTopLevel: false,
+                allowsValueTags: true, path: [.index(0)])
         }
         let actual = Result { try read("[" + text + "]", markup: .archive)[0] ?? .null }
         switch (expected, actual) {

@@ -17,8 +17,21 @@ public struct ArchiveDictionary: Sendable {
     /// A key and its value.
     public typealias Element = (key: String, value: ArchiveValue)
 
+    /// One stored entry. A struct rather than the public tuple `Element`, so that reading
+    /// one key or one value never copies the whole entry.
+    public struct Entry: Sendable {
+        public var key: String
+        public var value: ArchiveValue
+
+        @inlinable
+        public init(key: String, value: ArchiveValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+
     @usableFromInline
-    internal var entries: [Element]
+    internal var entries: [Entry]
 
     /// Creates an empty dictionary.
     @inlinable
@@ -39,7 +52,14 @@ public struct ArchiveDictionary: Sendable {
     /// find the first entry.
     @inlinable
     public init(uniqueEntries: [Element]) {
-        entries = uniqueEntries
+        entries = uniqueEntries.map { Entry(key: $0.key, value: $0.value) }
+    }
+
+    /// Creates a dictionary from stored entries the caller knows to have unique keys (readers
+    /// build these directly).
+    @inlinable
+    public init(uniqueStoredEntries: [Entry]) {
+        entries = uniqueStoredEntries
     }
 
     /// Creates a dictionary from a sequence of entries; a later entry replaces an earlier one with
@@ -117,7 +137,7 @@ public struct ArchiveDictionary: Sendable {
             entries[index].value = value
             return old
         }
-        entries.append((key, value))
+        entries.append(Entry(key: key, value: value))
         return nil
     }
 
@@ -127,7 +147,7 @@ public struct ArchiveDictionary: Sendable {
         if let existing = index(forKey: key) {
             entries.remove(at: existing)
         }
-        entries.insert((key, value), at: Swift.max(0, Swift.min(position, entries.count)))
+        entries.insert(Entry(key: key, value: value), at: Swift.max(0, Swift.min(position, entries.count)))
     }
 
     /// Removes the entry for `key` and returns its value.
@@ -156,7 +176,7 @@ public struct ArchiveDictionary: Sendable {
     /// new (encoders, readers that check ``firstDuplicateKey()``).
     @inlinable
     public mutating func appendUnchecked(_ value: ArchiveValue, forKey key: String) {
-        entries.append((key, value))
+        entries.append(Entry(key: key, value: value))
     }
 
     /// Reserves room for `capacity` entries.
@@ -178,22 +198,26 @@ public struct ArchiveDictionary: Sendable {
     }
 
     /// The first key that occurs more than once, if any: readers reject such input.
+    ///
+    /// Small dictionaries (the common case) compare keys pairwise; larger ones use a set.
     public func firstDuplicateKey() -> String? {
-        if entries.count < 2 { return nil }
-        if entries.count <= 12 {
-            for i in 1..<entries.count {
-                let key = entries[i].key
-                for j in 0..<i where entries[j].key == key {
-                    return key
+        entries.withUnsafeBufferPointer { buffer -> String? in
+            let count = buffer.count
+            if count < 2 { return nil }
+            if count <= 16 {
+                for i in 1..<count {
+                    for j in 0..<i where buffer[j].key == buffer[i].key {
+                        return buffer[i].key
+                    }
                 }
+                return nil
+            }
+            var seen = Set<String>(minimumCapacity: count)
+            for entry in buffer where !seen.insert(entry.key).inserted {
+                return entry.key
             }
             return nil
         }
-        var seen = Set<String>(minimumCapacity: entries.count)
-        for entry in entries where !seen.insert(entry.key).inserted {
-            return entry.key
-        }
-        return nil
     }
 }
 
@@ -208,7 +232,13 @@ extension ArchiveDictionary: RandomAccessCollection {
 
     @inlinable
     public subscript(position: Int) -> Element {
-        entries[position]
+        (entries[position].key, entries[position].value)
+    }
+
+    /// The value at `position` (without copying its key).
+    @inlinable
+    public func value(at position: Int) -> ArchiveValue {
+        entries[position].value
     }
 
     /// Changes the value at `position` in place.
@@ -239,7 +269,9 @@ extension ArchiveDictionary: Equatable {
     public static func == (lhs: ArchiveDictionary, rhs: ArchiveDictionary) -> Bool {
         guard lhs.count == rhs.count else { return false }
         var hint = 0
-        for (key, value) in lhs.entries {
+        for entry in lhs.entries {
+            let key = entry.key
+            let value = entry.value
             guard let index = rhs.index(forKey: key, startingAt: hint), rhs.entries[index].value == value else {
                 return false
             }
@@ -253,7 +285,9 @@ extension ArchiveDictionary: Hashable {
     public func hash(into hasher: inout Hasher) {
         // Order-independent: combine per-entry hashes commutatively.
         var combined = 0
-        for (key, value) in entries {
+        for entry in entries {
+            let key = entry.key
+            let value = entry.value
             var entryHasher = Hasher()
             entryHasher.combine(key)
             entryHasher.combine(value)

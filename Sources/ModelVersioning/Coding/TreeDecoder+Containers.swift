@@ -6,17 +6,53 @@ protocol AbsentKeyDecodable {
     static func valueForAbsentKey() -> Self?
 }
 
-/// The keyed container of ``TreeDecoder``. For a model's own container it applies the model's
-/// behaviours: excluded keys read as absent; conditional keys may point to objects that were
-/// never archived, which read as `nil`.
-struct TreeKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+/// What a keyed container reads: one reference, so that copying the container (which the
+/// standard library's type-erasing box does for every call) costs one reference count.
+final class KeyedDecodingState {
     let decoder: TreeDecoder
     let fields: ArchiveDictionary
     let model: ModelInfo?
     let object: ArchiveObject?
-    /// The allow list of the key this (plain) container is under; models set their own per key.
+    /// The allow list of the key a plain container is under; models set their own per key.
     let allowed: Set<String>?
     let depth: Int
+    /// Where the last look-up hit, so that the next starts there. Only this container's calls
+    /// touch it, one at a time.
+    @exclusivity(unchecked) var hint = 0
+
+    init(
+        decoder: TreeDecoder, fields: ArchiveDictionary, model: ModelInfo?, object: ArchiveObject?,
+        allowed: Set<String>?, depth: Int
+    ) {
+        self.decoder = decoder
+        self.fields = fields
+        self.model = model
+        self.object = object
+        self.allowed = allowed
+        self.depth = depth
+    }
+}
+
+/// The keyed container of ``TreeDecoder``. For a model's own container it applies the model's
+/// behaviours: excluded keys read as absent; conditional keys may point to objects that were
+/// never archived, which read as `nil`.
+struct TreeKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let state: KeyedDecodingState
+
+    init(
+        decoder: TreeDecoder, fields: ArchiveDictionary, model: ModelInfo?, object: ArchiveObject?,
+        allowed: Set<String>?, depth: Int
+    ) {
+        state = KeyedDecodingState(
+            decoder: decoder, fields: fields, model: model, object: object, allowed: allowed, depth: depth)
+    }
+
+    private var decoder: TreeDecoder { state.decoder }
+    private var fields: ArchiveDictionary { state.fields }
+    private var model: ModelInfo? { state.model }
+    private var object: ArchiveObject? { state.object }
+    private var allowed: Set<String>? { state.allowed }
+    private var depth: Int { state.depth }
 
     var codingPath: [any CodingKey] { decoder.codingPath(depth: depth) }
 
@@ -29,22 +65,20 @@ struct TreeKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
 
     @inline(__always)
     private func behavior(_ name: String) -> EncodingBehavior {
-        guard let model, !model.behaviors.isEmpty else { return .unconditional }
+        guard let model = state.model, !model.behaviors.isEmpty else { return .unconditional }
         return model.behavior(forKey: name)
     }
 
     /// The value under `key`, or `nil` when absent or excluded. Starts where the previous
-    /// look-up at this depth ended, so reading keys in archived order costs one comparison each.
+    /// look-up ended, so reading keys in archived order costs one comparison each.
     @inline(__always)
     private func lookup(_ key: Key) -> ArchiveValue? {
         let name = key.stringValue
-        if let model, !model.behaviors.isEmpty, model.behaviors[name] == .excluded { return nil }
-        guard depth < decoder.hints.count else {
-            return fields.index(forKey: name).map { fields[$0].value }
-        }
-        guard let index = fields.index(forKey: name, startingAt: decoder.hints[depth]) else { return nil }
-        decoder.hints[depth] = index + 1
-        return fields[index].value
+        let state = self.state
+        if let model = state.model, !model.behaviors.isEmpty, model.behaviors[name] == .excluded { return nil }
+        guard let index = state.fields.index(forKey: name, startingAt: state.hint) else { return nil }
+        state.hint = index + 1
+        return state.fields.value(at: index)
     }
 
     private func require(_ key: Key) throws -> ArchiveValue {
@@ -146,19 +180,25 @@ struct TreeKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        if T.self == UnknownFields.self, let extras = unknownFields() as? T {
-            return extras
+        if T.self == UnknownFields.self {
+            return unsafeBitCast(unknownFields(), to: T.self)
         }
         guard let value = lookup(key) else {
-            if let absent = T.self as? any AbsentKeyDecodable.Type, let value = absent.valueForAbsentKey() as? T {
-                return value
-            }
-            _ = try require(key)
-            throw decoder.error(.keyNotFound, "key '\(key.stringValue)' is missing", depth: depth)
+            return try valueForAbsentKey(T.self, key)
         }
         return try decoder.decode(
             T.self, from: value, key: .key(key.stringValue), allowed: allowList(for: key),
             conditional: behavior(key.stringValue) == .conditional)
+    }
+
+    /// Property wrappers that stand for an absent key (``WeakReference``, an optional
+    /// ``Polymorphic``), or the key-not-found error.
+    private func valueForAbsentKey<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
+        if let absent = T.self as? any AbsentKeyDecodable.Type, let value = absent.valueForAbsentKey() as? T {
+            return value
+        }
+        _ = try require(key)
+        throw decoder.error(.keyNotFound, "key '\(key.stringValue)' is missing", depth: depth)
     }
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
@@ -253,8 +293,8 @@ extension TreeDecoder {
     /// `decodeIfPresent` of a conditional reference: `nil` when its object is absent or still
     /// being built.
     func decodeReferenceIfPresent<T: Decodable>(_ id: ArchiveObjectID, as type: T.Type, key: PathKey) throws -> T? {
-        keys.append(key)
-        defer { keys.removeLast() }
+        try push(key, value: .reference(id), allowed: currentAllowed, conditional: true)
+        defer { pop() }
         return try resolveReference(id, as: T.self)
     }
 }

@@ -7,27 +7,29 @@ extension TreeDecoder {
     /// every other type.
     @inline(__always)
     func unboxSpecial<T: Decodable>(_ value: ArchiveValue, as type: T.Type) throws -> T? {
-        if T.self == String.self { return try unboxString(value) as? T }
-        if T.self == Int.self { return try unboxInteger(value, as: Int.self) as? T }
-        if T.self == Double.self { return try unboxDouble(value) as? T }
-        if T.self == Bool.self { return try unboxBool(value) as? T }
+        if T.self == String.self { return unsafeBitCast(try unboxString(value), to: T.self) }
+        if T.self == Int.self { return unsafeBitCast(try unboxInteger(value, as: Int.self), to: T.self) }
+        if T.self == Double.self { return unsafeBitCast(try unboxDouble(value), to: T.self) }
+        if T.self == Bool.self { return unsafeBitCast(try unboxBool(value), to: T.self) }
         if let primitive = T.self as? any ArchiveDecodablePrimitive.Type {
             return try primitive.init(archiveValue: value, decoder: self) as? T
         }
         return nil
     }
 
-    func unboxString(_ value: ArchiveValue, key: PathKey? = nil) throws -> String {
-        guard case .string(let string) = value else { throw mismatch(expected: "a string", found: value, key: key) }
+    func unboxString(_ value: ArchiveValue, key: @autoclosure () -> PathKey? = nil) throws -> String {
+        guard case .string(let string) = value else { throw mismatch(expected: "a string", found: value, key: key()) }
         return string
     }
 
-    func unboxBool(_ value: ArchiveValue, key: PathKey? = nil) throws -> Bool {
-        guard case .bool(let bool) = value else { throw mismatch(expected: "a Boolean", found: value, key: key) }
+    func unboxBool(_ value: ArchiveValue, key: @autoclosure () -> PathKey? = nil) throws -> Bool {
+        guard case .bool(let bool) = value else { throw mismatch(expected: "a Boolean", found: value, key: key()) }
         return bool
     }
 
-    func unboxInteger<I: FixedWidthInteger>(_ value: ArchiveValue, as type: I.Type, key: PathKey? = nil) throws -> I {
+    func unboxInteger<I: FixedWidthInteger>(
+        _ value: ArchiveValue, as type: I.Type, key: @autoclosure () -> PathKey? = nil
+    ) throws -> I {
         switch value {
         case .int(let number):
             if let result = I(exactly: number) { return result }
@@ -38,25 +40,25 @@ extension TreeDecoder {
                 return result
             }
         default:
-            throw mismatch(expected: "an integer", found: value, key: key)
+            throw mismatch(expected: "an integer", found: value, key: key())
         }
-        throw error(.dataCorrupted, "\(Self.describe(value)) does not fit in \(I.self)", key: key)
+        throw error(.dataCorrupted, "\(Self.describe(value)) does not fit in \(I.self)", key: key())
     }
 
-    func unboxDouble(_ value: ArchiveValue, key: PathKey? = nil) throws -> Double {
+    func unboxDouble(_ value: ArchiveValue, key: @autoclosure () -> PathKey? = nil) throws -> Double {
         switch value {
         case .double(let number): return number
         case .int(let number): return Double(number)
         case .uint(let number): return Double(number)
-        default: throw mismatch(expected: "a number", found: value, key: key)
+        default: throw mismatch(expected: "a number", found: value, key: key())
         }
     }
 
-    func unboxFloat(_ value: ArchiveValue, key: PathKey? = nil) throws -> Float {
-        let number = try unboxDouble(value, key: key)
+    func unboxFloat(_ value: ArchiveValue, key: @autoclosure () -> PathKey? = nil) throws -> Float {
+        let number = try unboxDouble(value, key: key())
         let float = Float(number)
         guard float.isFinite || !number.isFinite else {
-            throw error(.dataCorrupted, "\(number) does not fit in Float", key: key)
+            throw error(.dataCorrupted, "\(number) does not fit in Float", key: key())
         }
         return float
     }

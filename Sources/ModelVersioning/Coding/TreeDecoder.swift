@@ -5,8 +5,9 @@ final class DecodingSession {
     let registry: ModelRegistry
     let options: DecodingOptions
     let root: ArchiveValue
-    var infos: ModelInfoCache
-    var graph = DecodingGraph()
+    // Touched on every model object; never accessed overlappingly (see TreeDecoder).
+    @exclusivity(unchecked) var infos: ModelInfoCache
+    @exclusivity(unchecked) var graph = DecodingGraph()
     var expandedReferences = 0
 
     init(registry: ModelRegistry, options: DecodingOptions, root: ArchiveValue) {
@@ -15,6 +16,14 @@ final class DecodingSession {
         self.root = root
         self.infos = ModelInfoCache(registry: registry)
     }
+}
+
+/// Metatypes compared on the hot paths, fetched once (a generic type's metadata is looked up
+/// in the runtime's cache every time it is named).
+enum KnownTypes {
+    static let stringArray = ObjectIdentifier([String].self)
+    static let doubleArray = ObjectIdentifier([Double].self)
+    static let intArray = ObjectIdentifier([Int].self)
 }
 
 /// Types whose `init(from:)` reads archived objects and references themselves (property
@@ -49,32 +58,94 @@ final class TreeDecoder: Decoder {
         }
     }
 
+    // The mutable state below is touched on every decoded value. Its accesses are never
+    // overlapping (one decoder serves one run on one thread, and no access spans a call that
+    // could re-enter the decoder), so the runtime exclusivity checks are switched off for it.
+
+    /// One level of the decode: the key it is under and what is current there.
+    struct Frame {
+        var key: PathKey?
+        var value: ArchiveValue
+        var model: ModelInfo?
+        var object: ArchiveObject?
+        var allowed: Set<String>?
+        var conditional: Bool
+    }
+
     let session: DecodingSession
-    /// The value `init(from:)` is decoding now.
-    var currentValue: ArchiveValue
-    /// The model whose own fields are current, with its archived object.
-    var currentModel: ModelInfo?
-    var currentObject: ArchiveObject?
-    /// The archive type names allowed for objects at the current key, if restricted.
-    var currentAllowed: Set<String>?
-    /// Whether the current key is declared conditional by its model.
-    var currentIsConditional = false
-    var keys: [PathKey]
-    /// Per depth, where the last keyed look-up hit, so that the next starts there.
-    var hints: [Int]
+    /// The levels from the root (whose key is `nil`) to the value being decoded. Pushing a level
+    /// moves the new values in and popping it releases them: the cheapest way to keep the
+    /// current state (see `decode(_:from:key:allowed:conditional:)`).
+    @exclusivity(unchecked) private(set) var frames: [Frame]
 
     init(session: DecodingSession, value: ArchiveValue, keys: [PathKey] = []) {
         self.session = session
-        self.currentValue = value
-        self.keys = keys
-        self.hints = Array(repeating: 0, count: keys.count + 1)
+        var frames = [Frame(key: nil, value: .null, model: nil, object: nil, allowed: nil, conditional: false)]
+        frames.reserveCapacity(16)
+        for key in keys {
+            frames.append(Frame(key: key, value: .null, model: nil, object: nil, allowed: nil, conditional: false))
+        }
+        frames[frames.count - 1].value = value
+        self.frames = frames
+    }
+
+    /// The value `init(from:)` is decoding now.
+    var currentValue: ArchiveValue {
+        get { frames[frames.count - 1].value }
+        set { frames[frames.count - 1].value = newValue }
+    }
+
+    /// The model whose own fields are current.
+    var currentModel: ModelInfo? {
+        get { frames[frames.count - 1].model }
+        set { frames[frames.count - 1].model = newValue }
+    }
+
+    /// The archived object whose fields are current.
+    var currentObject: ArchiveObject? {
+        get { frames[frames.count - 1].object }
+        set { frames[frames.count - 1].object = newValue }
+    }
+
+    /// The archive type names allowed for objects at the current key, if restricted.
+    var currentAllowed: Set<String>? {
+        get { frames[frames.count - 1].allowed }
+        set { frames[frames.count - 1].allowed = newValue }
+    }
+
+    /// Whether the current key is declared conditional by its model.
+    var currentIsConditional: Bool {
+        get { frames[frames.count - 1].conditional }
+        set { frames[frames.count - 1].conditional = newValue }
+    }
+
+    /// The keys from the root to the current value.
+    var keys: [PathKey] { frames.compactMap(\.key) }
+
+    /// Enters a level below the current one.
+    @inline(__always)
+    func push(_ key: PathKey, value: ArchiveValue, allowed: Set<String>?, conditional: Bool = false) throws {
+        frames.append(
+            Frame(key: key, value: value, model: nil, object: nil, allowed: allowed, conditional: conditional))
+        guard frames.count <= session.options.limits.maxDepth + 1 else {
+            frames.removeLast()
+            throw ArchiveError.limitExceeded(
+                .depth, "the archive nests deeper than \(session.options.limits.maxDepth) levels",
+                path: path(appending: key))
+        }
+    }
+
+    /// Leaves the current level.
+    @inline(__always)
+    func pop() {
+        frames.removeLast()
     }
 
     var codingPath: [any CodingKey] { keys.map(\.codingKey) }
 
     var userInfo: [CodingUserInfoKey: Any] { session.options.userInfo }
 
-    var depth: Int { keys.count }
+    var depth: Int { frames.count - 1 }
 
     func codingPath(depth: Int) -> [any CodingKey] {
         keys.prefix(depth).map(\.codingKey)
@@ -82,7 +153,7 @@ final class TreeDecoder: Decoder {
 
     /// The archive path at `depth`, followed by `key`.
     func path(depth: Int? = nil, appending key: PathKey? = nil) -> ArchivePath {
-        var components = keys.prefix(depth ?? keys.count).map(\.component)
+        var components = keys.prefix(depth ?? self.depth).map(\.component)
         if let key { components.append(key.component) }
         return ArchivePath(components)
     }
@@ -127,116 +198,128 @@ final class TreeDecoder: Decoder {
 
     // MARK: Nesting
 
-    /// What a nested decode replaces and restores.
-    private struct Frame {
-        var value: ArchiveValue
-        var model: ModelInfo?
-        var object: ArchiveObject?
-        var allowed: Set<String>?
-        var conditional: Bool
-    }
-
     /// Decodes `value` as a `T` one level below the current one, under `key`.
     func decode<T: Decodable>(
         _ type: T.Type, from value: ArchiveValue, key: PathKey, allowed: Set<String>?, conditional: Bool = false
     ) throws -> T {
-        let saved = Frame(
-            value: currentValue, model: currentModel, object: currentObject, allowed: currentAllowed,
-            conditional: currentIsConditional)
-        keys.append(key)
-        let depth = keys.count
-        if hints.count <= depth { hints.append(0) } else { hints[depth] = 0 }
-        defer {
-            keys.removeLast()
-            currentValue = saved.value
-            currentModel = saved.model
-            currentObject = saved.object
-            currentAllowed = saved.allowed
-            currentIsConditional = saved.conditional
-        }
-        guard depth <= session.options.limits.maxDepth else {
-            throw ArchiveError.limitExceeded(
-                .depth, "the archive nests deeper than \(session.options.limits.maxDepth) levels", path: path())
-        }
-        currentAllowed = allowed
-        currentIsConditional = conditional
+        try push(key, value: value, allowed: allowed, conditional: conditional)
+        defer { pop() }
         return try unbox(value, as: T.self)
     }
 
     /// Decodes `value`, the current value, as a `T`.
+    ///
+    /// The hot path: generic `T?` values are avoided here (each one makes the runtime look up
+    /// `Optional<T>`'s metadata), and the common primitives and arrays of them are built
+    /// directly.
     func unbox<T: Decodable>(_ value: ArchiveValue, as type: T.Type) throws -> T {
         switch value {
         case .object(let object):
-            if T.self == ArchiveValue.self || T.self == UnknownModel.self,
-                let special = try unboxSpecial(value, as: T.self)
-            {
-                return special
+            if T.self == ArchiveValue.self { return unsafeBitCast(value, to: T.self) }
+            if T.self == UnknownModel.self {
+                return unsafeBitCast(UnknownModel(archivedObject: object), to: T.self)
             }
             return try decodeObject(object, as: T.self)
         case .reference(let id):
-            if T.self == ArchiveValue.self, let special = value as? T {
-                return special
-            }
-            if T.self is any DecodesArchivedObjectsItself.Type {
-                currentValue = value
-                return try T(from: self)
-            }
-            guard let resolved: T = try resolveReference(id, as: T.self) else {
-                throw error(
-                    .valueNotFound,
-                    "the conditional reference to \(id) points to an object that was never archived unconditionally")
-            }
-            return resolved
+            if T.self == ArchiveValue.self { return unsafeBitCast(value, to: T.self) }
+            return try decodeReference(id, as: T.self)
         case .array(let elements):
-            if let fast = try unboxArray(elements, as: T.self) {
-                return fast
+            let requested = ObjectIdentifier(T.self)
+            if requested == KnownTypes.stringArray {
+                return unsafeBitCast(try unboxStrings(elements), to: T.self)
             }
+            if requested == KnownTypes.doubleArray {
+                return unsafeBitCast(try unboxDoubles(elements), to: T.self)
+            }
+            if requested == KnownTypes.intArray {
+                return unsafeBitCast(try unboxInts(elements), to: T.self)
+            }
+            if T.self == ArchiveValue.self { return unsafeBitCast(value, to: T.self) }
         case .dictionary:
-            if T.self == ArchiveValue.self, let special = value as? T {
-                return special
-            }
-        default:
-            if let special = try unboxSpecial(value, as: T.self) {
-                return special
-            }
+            if T.self == ArchiveValue.self { return unsafeBitCast(value, to: T.self) }
+        case .string(let string):
+            if T.self == String.self { return unsafeBitCast(string, to: T.self) }
+            return try unboxScalar(value, as: T.self)
+        case .int, .uint, .double, .bool, .null, .data, .date:
+            return try unboxScalar(value, as: T.self)
         }
+        return try decodeComposite(value, as: T.self)
+    }
+
+    /// A scalar node: the common primitives, then the other primitive types (dates, data,
+    /// small integers…), then the type's own `init(from:)` (enums with raw values).
+    private func unboxScalar<T: Decodable>(_ value: ArchiveValue, as type: T.Type) throws -> T {
+        if T.self == Int.self { return unsafeBitCast(try unboxInteger(value, as: Int.self), to: T.self) }
+        if T.self == Double.self { return unsafeBitCast(try unboxDouble(value), to: T.self) }
+        if T.self == Bool.self { return unsafeBitCast(try unboxBool(value), to: T.self) }
+        if T.self == String.self { return unsafeBitCast(try unboxString(value), to: T.self) }
+        if let primitive = T.self as? any ArchiveDecodablePrimitive.Type {
+            return try makePrimitive(primitive, from: value, as: T.self)
+        }
+        return try decodeComposite(value, as: T.self)
+    }
+
+    private func makePrimitive<T>(
+        _ primitive: any ArchiveDecodablePrimitive.Type, from value: ArchiveValue, as type: T.Type
+    )
+        throws -> T
+    {
+        func make<P: ArchiveDecodablePrimitive>(_ type: P.Type) throws -> T {
+            // `P` is `T`: the metatype was cast from `T.self`.
+            unsafeBitCast(try P(archiveValue: value, decoder: self), to: T.self)
+        }
+        return try make(primitive)
+    }
+
+    /// Any other value: the type's own `init(from:)` reads it through the containers.
+    private func decodeComposite<T: Decodable>(_ value: ArchiveValue, as type: T.Type) throws -> T {
         currentValue = value
         currentModel = nil
         currentObject = nil
         return try T(from: self)
     }
 
-    /// Arrays of strings and numbers, built directly; `nil` for other element types.
-    @inline(__always)
-    private func unboxArray<T: Decodable>(_ elements: [ArchiveValue], as type: T.Type) throws -> T? {
-        if T.self == [String].self {
-            var strings: [String] = []
-            strings.reserveCapacity(elements.count)
-            for (index, element) in elements.enumerated() {
-                strings.append(try unboxString(element, key: .index(index)))
+    private func decodeReference<T: Decodable>(_ id: ArchiveObjectID, as type: T.Type) throws -> T {
+        if T.self is any DecodesArchivedObjectsItself.Type {
+            currentValue = .reference(id)
+            return try T(from: self)
+        }
+        guard let resolved: T = try resolveReference(id, as: T.self) else {
+            throw error(
+                .valueNotFound,
+                "the conditional reference to \(id) points to an object that was never archived unconditionally")
+        }
+        return resolved
+    }
+
+    private func unboxStrings(_ elements: [ArchiveValue]) throws -> [String] {
+        var strings: [String] = []
+        strings.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            guard case .string(let string) = element else {
+                throw mismatch(expected: "a string", found: element, key: .index(index))
             }
-            return strings as? T
+            strings.append(string)
         }
-        if T.self == [Double].self {
-            var numbers: [Double] = []
-            numbers.reserveCapacity(elements.count)
-            for (index, element) in elements.enumerated() {
-                numbers.append(try unboxDouble(element, key: .index(index)))
-            }
-            return numbers as? T
+        return strings
+    }
+
+    private func unboxDoubles(_ elements: [ArchiveValue]) throws -> [Double] {
+        var numbers: [Double] = []
+        numbers.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            numbers.append(try unboxDouble(element, key: .index(index)))
         }
-        if T.self == [Int].self {
-            var numbers: [Int] = []
-            numbers.reserveCapacity(elements.count)
-            for (index, element) in elements.enumerated() {
-                numbers.append(try unboxInteger(element, as: Int.self, key: .index(index)))
-            }
-            return numbers as? T
+        return numbers
+    }
+
+    private func unboxInts(_ elements: [ArchiveValue]) throws -> [Int] {
+        var numbers: [Int] = []
+        numbers.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            numbers.append(try unboxInteger(element, as: Int.self, key: .index(index)))
         }
-        if T.self == ArchiveValue.self {
-            return ArchiveValue.array(elements) as? T
-        }
-        return nil
+        return numbers
     }
 
     // MARK: Objects
@@ -244,16 +327,26 @@ final class TreeDecoder: Decoder {
     /// Builds a `T` from an archived object: type check against the registry and the allow
     /// list, version check, identity, then the type's own initializer.
     func decodeObject<T: Decodable>(_ object: ArchiveObject, as type: T.Type) throws -> T {
-        if let id = object.id, let instance = session.graph.instance(for: id) {
-            guard let typed = instance as? T else {
-                throw mismatch(expected: "\(T.self)", found: .object(object))
-            }
-            return typed
+        if let id = object.id, session.graph.instance(for: id) != nil {
+            return try existingInstance(id, as: T.self)
         }
-        let expected = session.infos.info(for: T.self)
-        if let expected, expected.answers(to: object.typeName) {
+        if let expected = session.infos.info(for: T.self), expected.answers(to: object.typeName) {
             return try decodeExactModel(object, as: T.self, info: expected)
         }
+        return try decodeOtherObject(object, as: T.self)
+    }
+
+    private func existingInstance<T: Decodable>(_ id: ArchiveObjectID, as type: T.Type) throws -> T {
+        guard let typed = session.graph.instance(for: id) as? T else {
+            throw error(.typeMismatch, "the object \(id) is not a \(T.self)")
+        }
+        return typed
+    }
+
+    /// An object of another type than the declared one: a registered subclass, a polymorphic
+    /// wrapper, a plain Codable type reading the fields, or an error.
+    private func decodeOtherObject<T: Decodable>(_ object: ArchiveObject, as type: T.Type) throws -> T {
+        let expected = session.infos.info(for: T.self)
         if expected == nil, T.self is any DecodesArchivedObjectsItself.Type {
             currentValue = .object(object)
             return try T(from: self)

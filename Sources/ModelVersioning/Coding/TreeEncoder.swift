@@ -2,8 +2,9 @@ import Foundation
 
 /// State shared by every encoder of one encoding run.
 final class EncodingSession {
-    var infos: ModelInfoCache
-    var graph = EncodingGraph()
+    // Touched on every model object; never accessed overlappingly (one run, one thread).
+    @exclusivity(unchecked) var infos: ModelInfoCache
+    @exclusivity(unchecked) var graph = EncodingGraph()
     let limits: ArchiveLimits
     let userInfo: [CodingUserInfoKey: Any]
 
@@ -36,7 +37,8 @@ final class TreeEncoder: Encoder {
     let depth: Int
     /// The model whose own keys this encoder writes: its behaviours apply to the keyed container.
     let model: ModelInfo?
-    var storage: Storage = .empty
+    /// Written once per value; never accessed overlappingly.
+    @exclusivity(unchecked) var storage: Storage = .empty
 
     init(session: EncodingSession, parent: TreeEncoder?, key: (any CodingKey)?, depth: Int, model: ModelInfo?) {
         self.session = session
@@ -310,24 +312,25 @@ extension Float: ArchivePrimitive {
 /// The entries of a keyed container while it is being filled; nested containers and super
 /// encoders are resolved when the owner finishes.
 final class KeyedEncodingStorage {
+    // Appended to once per encoded key; never accessed overlappingly.
     enum Nested {
         case keyed(KeyedEncodingStorage)
         case unkeyed(UnkeyedEncodingStorage)
         case encoder(TreeEncoder)
     }
 
-    var entries: [ArchiveDictionary.Element] = []
-    var nested: [(index: Int, node: Nested)] = []
+    @exclusivity(unchecked) var entries: [ArchiveDictionary.Entry] = []
+    @exclusivity(unchecked) var nested: [(index: Int, node: Nested)] = []
     /// Archived keys to write back (``UnknownFields``).
     var extras: UnknownFields?
 
     @inline(__always)
     func append(_ value: ArchiveValue, forKey key: String) {
-        entries.append((key, value))
+        entries.append(ArchiveDictionary.Entry(key: key, value: value))
     }
 
     func appendNested(_ node: Nested, forKey key: String) {
-        entries.append((key, .null))
+        entries.append(ArchiveDictionary.Entry(key: key, value: .null))
         nested.append((entries.count - 1, node))
     }
 
@@ -336,19 +339,20 @@ final class KeyedEncodingStorage {
             entries[index].value = try node.finish()
         }
         nested = []
-        let dictionary = ArchiveDictionary(uniqueEntries: entries)
+        let dictionary = ArchiveDictionary(uniqueStoredEntries: entries)
         if dictionary.firstDuplicateKey() == nil {
             return dictionary
         }
         // A key written twice: the last value wins, in the first position (JSONEncoder's rule).
-        return ArchiveDictionary(entries)
+        return ArchiveDictionary(entries.lazy.map { ($0.key, $0.value) })
     }
 }
 
 /// The elements of an unkeyed container while it is being filled.
 final class UnkeyedEncodingStorage {
-    var elements: [ArchiveValue] = []
-    var nested: [(index: Int, node: KeyedEncodingStorage.Nested)] = []
+    // Appended to once per element; never accessed overlappingly.
+    @exclusivity(unchecked) var elements: [ArchiveValue] = []
+    @exclusivity(unchecked) var nested: [(index: Int, node: KeyedEncodingStorage.Nested)] = []
 
     func appendNested(_ node: KeyedEncodingStorage.Nested) {
         elements.append(.null)

@@ -75,10 +75,10 @@ enum ArchiveMarkup {
     ///   - path: Where the dictionary is, for errors.
     /// - Returns: An object, a reference, a tagged value, or a dictionary with unescaped keys.
     static func interpret(
-        _ entries: [ArchiveDictionary.Element], isTopLevel: Bool, allowsValueTags: Bool, path: ArchivePath
+        _ entries: [ArchiveDictionary.Entry], isTopLevel: Bool, allowsValueTags: Bool, path: ArchivePath
     ) throws -> ArchiveValue {
         guard entries.contains(where: { isReservedSpelling($0.key) }) else {
-            return .dictionary(ArchiveDictionary(uniqueEntries: entries))
+            return .dictionary(ArchiveDictionary(uniqueStoredEntries: entries))
         }
         var typeName: String?
         var version: Int?
@@ -87,7 +87,9 @@ enum ArchiveMarkup {
         var fields = ArchiveDictionary(minimumCapacity: entries.count)
         var metadataKeys: [String] = []
         var unescaped = false
-        for (key, value) in entries {
+        for entry in entries {
+            let key = entry.key
+            let value = entry.value
             guard isReservedSpelling(key) else {
                 fields.appendUnchecked(value, forKey: key)
                 continue

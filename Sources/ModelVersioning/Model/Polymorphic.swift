@@ -117,17 +117,8 @@ extension TreeDecoder {
     /// Decodes one element of a polymorphic container at `key` below the current value.
     func decodePolymorphicElement<Element>(_ value: ArchiveValue, as type: Element.Type, key: PathKey) throws -> Element
     {
-        let savedValue = currentValue
-        keys.append(key)
-        defer {
-            keys.removeLast()
-            currentValue = savedValue
-        }
-        guard keys.count <= session.options.limits.maxDepth else {
-            throw ArchiveError.limitExceeded(
-                .depth, "the archive nests deeper than \(session.options.limits.maxDepth) levels", path: path())
-        }
-        currentValue = value
+        try push(key, value: value, allowed: currentAllowed)
+        defer { pop() }
         return try decodePolymorphic(Element.self)
     }
 

@@ -63,7 +63,7 @@ public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible 
 
     /// Probes `type`'s current shape.
     ///
-    /// - Throws: ``ArchiveError`` with code `ArchiveError.Code.invalidValue` naming the property
+    /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidValue` naming the property
     ///   whose type the probe could not fabricate, with the fix.
     public init(of type: any VersionedModel.Type) throws {
         let info = ModelInfo(type)
@@ -114,7 +114,7 @@ public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible 
 
     /// Reads a snapshot file.
     ///
-    /// - Throws: ``ArchiveError`` naming the malformed entry.
+    /// - Throws: `ArchiveError` naming the malformed entry.
     public init(jsonData data: Data) throws {
         let tree = try ArchiveFormat.json.read(data, options: ArchiveReadingOptions(markup: .plain))
         guard let typeName = tree["type"]?.stringValue, let version = tree["version"]?.intValue,

@@ -1,8 +1,8 @@
 /// Reads one JSON number (RFC 8259 grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`).
 ///
-/// * An integer literal (no fraction, no exponent) becomes ``ArchiveValue/int(_:)`` when it fits
-///   `Int64`, otherwise ``ArchiveValue/uint(_:)`` when it fits `UInt64`, otherwise a
-///   ``ArchiveValue/double(_:)`` (correctly rounded, like every other double). `-0` is the
+/// * An integer literal (no fraction, no exponent) becomes `ArchiveValue.int(_:)` when it fits
+///   `Int64`, otherwise `ArchiveValue.uint(_:)` when it fits `UInt64`, otherwise a
+///   `ArchiveValue.double(_:)` (correctly rounded, like every other double). `-0` is the
 ///   integer 0.
 /// * Every other literal becomes a double equal to `Double(String)` of the same text. Literals
 ///   with at most 19 significant digits whose value is `m × 10^e` with `m ≤ 2^53` and `|e| ≤ 22`

@@ -66,7 +66,7 @@ struct JSONParser: ~Copyable {
     private var markup: Bool
 
     private var values = MoveStack<ArchiveValue>()
-    private var entries = MoveStack<ArchiveDictionary.Element>()
+    private var entries = MoveStack<ArchiveDictionary.Entry>()
     /// The fingerprint of each key on ``entries`` (see ``readKey()``).
     private var keyPrints = MoveStack<UInt64>()
     private var frames = MoveStack<Frame>(initialCapacity: 16)
@@ -224,7 +224,7 @@ struct JSONParser: ~Copyable {
                             .collectionCount, "an object has more than \(maxCollectionCount) entries", at: position,
                             inValue: false)
                     }
-                    entries.append((key: Self.take(&key), value: value))
+                    entries.append(ArchiveDictionary.Entry(key: Self.take(&key), value: value))
                     keyPrints.append(keyPrint)
                     skipWhitespace()
                     let next = byte(at: position)
@@ -299,7 +299,7 @@ struct JSONParser: ~Copyable {
         if markup && reservedKeys > 0 {
             value = try interpretMarkup()
         } else {
-            value = .dictionary(ArchiveDictionary(uniqueEntries: entries.removeArray(from: start)))
+            value = .dictionary(ArchiveDictionary(uniqueStoredEntries: entries.removeArray(from: start)))
         }
         restoreParent()
         return value
@@ -342,7 +342,7 @@ struct JSONParser: ~Copyable {
     /// earlier keys.
     ///
     /// Keys compare as Swift strings, so canonically equivalent spellings are the same key, as
-    /// they are for ``ArchiveDictionary`` (`"\u{212A}"`, KELVIN SIGN, equals `"K"`): that is
+    /// they are for `ArchiveDictionary` (`"\u{212A}"`, KELVIN SIGN, equals `"K"`): that is
     /// why keys that are not plain ASCII get the fingerprint 0.
     @inline(__always)
     private mutating func noteKey(at keyOffset: Int, isFirst: Bool) throws {
@@ -456,7 +456,7 @@ struct JSONParser: ~Copyable {
         return .object(
             ArchiveObject(
                 typeName: typeName, version: version, id: id, superclassNames: superclassNames,
-                fields: ArchiveDictionary(uniqueEntries: fields)))
+                fields: ArchiveDictionary(uniqueStoredEntries: fields)))
     }
 
     // MARK: - Scalars

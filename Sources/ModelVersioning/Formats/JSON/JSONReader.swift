@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads JSON text (RFC 8259, strictly) into an ``ArchiveValue`` tree.
+/// Reads JSON text (RFC 8259, strictly) into an `ArchiveValue` tree.
 ///
 /// ```swift
 /// let tree = try JSONReader.read(Data(#"{"shapes": [{"x": 1.5}]}"#.utf8), options: .init())
@@ -12,8 +12,8 @@ import Foundation
 /// zeros and `+`, `NaN`/`Infinity`, and duplicate keys in one object (keys compare as Swift
 /// strings, so canonically equivalent spellings count as duplicates).
 ///
-/// Numbers: an integer literal becomes ``ArchiveValue/int(_:)`` when it fits `Int64`, else
-/// ``ArchiveValue/uint(_:)`` when it fits `UInt64`, else a double; every literal with a fraction
+/// Numbers: an integer literal becomes `ArchiveValue.int(_:)` when it fits `Int64`, else
+/// `ArchiveValue.uint(_:)` when it fits `UInt64`, else a double; every literal with a fraction
 /// or an exponent becomes a correctly rounded double (see ``JSONNumberParser``). A literal
 /// beyond the range of `Double` is an error ("number out of range").
 ///
@@ -21,9 +21,9 @@ import Foundation
 /// through ``ArchiveMarkup`` when the top-level value is an object whose first key is `$archive`
 /// or `$type`; ``MarkupMode/archive`` always reads markup, ``MarkupMode/plain`` never does.
 ///
-/// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/malformedInput`` (with the path in
+/// - Throws: `ArchiveError` with code `ArchiveError.Code.malformedInput` (with the path in
 ///   the tree and the line, column and byte offset of the problem), or
-///   ``ArchiveError/Code/limitExceeded`` naming the limit of ``ArchiveReadingOptions/limits``
+///   `ArchiveError.Code.limitExceeded` naming the limit of ``ArchiveReadingOptions/limits``
 ///   that was hit (depth, input bytes, values, string length, collection count).
 enum JSONReader {
     static func read(_ data: Data, options: ArchiveReadingOptions) throws -> ArchiveValue {

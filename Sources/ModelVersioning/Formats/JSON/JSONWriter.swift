@@ -1,6 +1,6 @@
 import Foundation
 
-/// Writes an ``ArchiveValue`` tree as JSON text, deterministically: keys in tree order, numbers
+/// Writes an `ArchiveValue` tree as JSON text, deterministically: keys in tree order, numbers
 /// in one canonical spelling, the same bytes for the same tree every time.
 ///
 /// ```swift
@@ -22,11 +22,11 @@ import Foundation
 ///   and `$classes` keys, references `{"$ref": n}`, dates ISO 8601 strings (exact, or with
 ///   three fraction digits), data base64 strings, keys as they are.
 ///
-/// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidValue`` for a value the
+/// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidValue` for a value the
 ///   chosen markup cannot spell (a non-finite double or a date outside the years 1–9999 in
 ///   plain mode, a non-finite date, a negative identity or version, an object without a type
-///   name), and ``ArchiveError/Code/limitExceeded`` (``ArchiveLimits/Limit/depth``) when the
-///   tree nests deeper than ``ArchiveLimits/maxDepth`` (tagged values such as `{"$date": …}`
+///   name), and `ArchiveError.Code.limitExceeded` (`ArchiveLimits.Limit.depth`) when the
+///   tree nests deeper than `ArchiveLimits.maxDepth` (tagged values such as `{"$date": …}`
 ///   count as a level, as they do when the text is read back).
 enum JSONWriter {
     static func write(_ value: ArchiveValue, options: ArchiveWritingOptions) throws -> Data {

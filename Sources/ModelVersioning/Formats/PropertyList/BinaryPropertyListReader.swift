@@ -7,24 +7,24 @@ import Foundation
 /// object and where the offset table starts. Every part is validated before it is used, with
 /// overflow-safe arithmetic: the trailer as a whole, every offset (inside the object table),
 /// every reference (a valid object number), every length (inside the object table, within
-/// ``ArchiveLimits``).
+/// `ArchiveLimits`).
 ///
 /// Objects may be shared (several references to one object): each is decoded once and its value
 /// reused, so shared containers share storage (copy-on-write). Each further use of a container
-/// counts its nodes against ``ArchiveLimits/maxReferencesExpanded`` and every node of the
-/// resulting tree counts against ``ArchiveLimits/maxObjectCount``: a small file that references
+/// counts its nodes against `ArchiveLimits.maxReferencesExpanded` and every node of the
+/// resulting tree counts against `ArchiveLimits.maxObjectCount`: a small file that references
 /// one large array a million times stops early. An object that contains itself (directly or
 /// further down) is a reference cycle and is rejected.
 ///
-/// Values: `0x00` is ``ArchiveValue/null``; integers of 1, 2 and 4 bytes are unsigned, of 8
+/// Values: `0x00` is `ArchiveValue.null`; integers of 1, 2 and 4 bytes are unsigned, of 8
 /// bytes signed, of 16 bytes accepted when they fit `Int64` or `UInt64`; reals of 4 and 8 bytes;
 /// dates (finite, years 0 to 9999); data; ASCII strings (bytes above 0x7F are read as UTF-8 when
 /// they are valid UTF-8, as Apple's reader does); UTF-16BE strings (no lone surrogates); UIDs as
-/// ``ArchiveValue/reference(_:)``; arrays and sets as arrays; dictionaries with string keys and
+/// `ArchiveValue.reference(_:)`; arrays and sets as arrays; dictionaries with string keys and
 /// no duplicates.
 ///
-/// Errors are ``ArchiveError`` with code ``ArchiveError/Code/malformedInput`` (or
-/// ``ArchiveError/Code/limitExceeded``), the byte offset of the object and its path in the tree.
+/// Errors are `ArchiveError` with code `ArchiveError.Code.malformedInput` (or
+/// `ArchiveError.Code.limitExceeded`), the byte offset of the object and its path in the tree.
 struct BinaryPropertyListReader {
     /// What is known about one object of the table.
     private struct Slot {
@@ -51,8 +51,8 @@ struct BinaryPropertyListReader {
 
     /// Reads a whole binary property list.
     ///
-    /// - Throws: ``ArchiveError`` (``ArchiveError/Code/malformedInput``,
-    ///   ``ArchiveError/Code/limitExceeded``, or ``ArchiveError/Code/unsupportedFormat`` for a
+    /// - Throws: `ArchiveError` (`ArchiveError.Code.malformedInput`,
+    ///   `ArchiveError.Code.limitExceeded`, or `ArchiveError.Code.unsupportedFormat` for a
     ///   `bplist` version other than `0x`).
     static func read(_ data: Data, limits: ArchiveLimits) throws -> ArchiveValue {
         var reader = try BinaryPropertyListReader(bytes: [UInt8](data), limits: limits)
@@ -374,7 +374,7 @@ struct BinaryPropertyListReader {
         try requireReferences(keyReferences, count: referenceCount, elements: count, at: start)
         try countNodes(1, at: index)
         let valueReferences = keyReferences + count * referenceSize
-        var entries: [ArchiveDictionary.Element] = []
+        var entries: [ArchiveDictionary.Entry] = []
         entries.reserveCapacity(count)
         var nodes = 1
         var height = 0
@@ -385,12 +385,12 @@ struct BinaryPropertyListReader {
                 let decoded = try object(child, depth: level)
                 nodes &+= decoded.nodes
                 height = max(height, decoded.height)
-                entries.append((key, decoded.value))
+                entries.append(ArchiveDictionary.Entry(key: key, value: decoded.value))
             } catch let error as ArchiveError {
                 throw error.prefixingPath([.key(key)])
             }
         }
-        let dictionary = ArchiveDictionary(uniqueEntries: entries)
+        let dictionary = ArchiveDictionary(uniqueStoredEntries: entries)
         if let duplicate = dictionary.firstDuplicateKey() {
             throw Self.malformed("the key '\(duplicate)' occurs twice in a dictionary", at: start)
         }

@@ -14,9 +14,9 @@ import Foundation
 /// 8-byte doubles; strings are ASCII when they can be, UTF-16BE otherwise; references are UIDs of
 /// 1, 2 or 4 bytes. Markup follows ``PropertyListWriterMarkup``.
 ///
-/// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidValue`` (a reference outside
-///   0…4294967295, a date outside the years 0 to 9999) or ``ArchiveError/Code/limitExceeded``
-///   (nesting deeper than ``ArchiveLimits/maxDepth``), with the path of the value.
+/// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidValue` (a reference outside
+///   0…4294967295, a date outside the years 0 to 9999) or `ArchiveError.Code.limitExceeded`
+///   (nesting deeper than `ArchiveLimits.maxDepth`), with the path of the value.
 enum BinaryPropertyListWriter {
     static func write(_ value: ArchiveValue, options: ArchiveWritingOptions) throws -> Data {
         var builder = Builder(

@@ -19,8 +19,8 @@ import Foundation
 /// `/* */` comments. Every leaf is a string or data: the format has no numbers, Booleans or
 /// dates. The text is UTF-8 or UTF-16 (with a byte-order mark).
 ///
-/// Errors are ``ArchiveError`` with code ``ArchiveError/Code/malformedInput`` (or
-/// ``ArchiveError/Code/limitExceeded``), the line and column, and the path in the tree.
+/// Errors are `ArchiveError` with code `ArchiveError.Code.malformedInput` (or
+/// `ArchiveError.Code.limitExceeded`), the line and column, and the path in the tree.
 struct OpenStepPropertyListReader {
     private let bytes: [UInt8]
     private let isTranscoded: Bool
@@ -30,8 +30,8 @@ struct OpenStepPropertyListReader {
 
     /// Reads a whole OpenStep property list.
     ///
-    /// - Throws: ``ArchiveError`` (``ArchiveError/Code/malformedInput`` with line and column,
-    ///   ``ArchiveError/Code/limitExceeded``).
+    /// - Throws: `ArchiveError` (`ArchiveError.Code.malformedInput` with line and column,
+    ///   `ArchiveError.Code.limitExceeded`).
     static func read(_ data: Data, limits: ArchiveLimits) throws -> ArchiveValue {
         var reader = try OpenStepPropertyListReader(bytes: [UInt8](data), limits: limits)
         return try reader.readDocument()
@@ -126,7 +126,7 @@ struct OpenStepPropertyListReader {
         let start = position
         try checkDepth(depth, at: start)
         position += 1
-        var entries: [ArchiveDictionary.Element] = []
+        var entries: [ArchiveDictionary.Entry] = []
         while true {
             try skipWhitespaceAndComments()
             guard position < bytes.count else { throw error("the dictionary is not closed with '}'", at: start) }
@@ -158,9 +158,9 @@ struct OpenStepPropertyListReader {
                     .collectionCount, "a dictionary has more than \(limits.maxCollectionCount) entries",
                     location: location(of: keyStart))
             }
-            entries.append((key, value))
+            entries.append(ArchiveDictionary.Entry(key: key, value: value))
         }
-        let dictionary = ArchiveDictionary(uniqueEntries: entries)
+        let dictionary = ArchiveDictionary(uniqueStoredEntries: entries)
         if let duplicate = dictionary.firstDuplicateKey() {
             throw error("the key '\(duplicate)' occurs twice in a dictionary", at: start)
         }

@@ -14,7 +14,7 @@ enum PropertyListDate {
     static let end: Double = 252_423_993_600
     /// The length of 400 Gregorian years in seconds: the calendar repeats after it.
     private static let fourHundredYears: Double = 146_097 * 86_400
-    /// 0001-01-01T00:00:00Z, where ``ISO8601Date`` starts.
+    /// 0001-01-01T00:00:00Z, where `ISO8601Date` starts.
     private static let yearOne: Double = -63_113_904_000
 
     /// Whether `seconds` since 2001-01-01 is a date property lists hold.
@@ -23,7 +23,7 @@ enum PropertyListDate {
     }
 
     /// Parses the text of an XML `<date>` element: `2004-10-26T10:33:33Z`, fractional seconds,
-    /// and the other ISO 8601 forms ``ISO8601Date/date(from:)`` reads, including the year 0000.
+    /// and the other ISO 8601 forms `ISO8601Date.date(from:)` reads, including the year 0000.
     static func date(fromXML text: String) -> Date? {
         if text.utf8.starts(with: "0000-".utf8) {
             guard let shifted = ISO8601Date.date(from: "0400" + text.dropFirst(4)) else { return nil }

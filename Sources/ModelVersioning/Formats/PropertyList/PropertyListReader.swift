@@ -21,9 +21,9 @@ import Foundation
 enum PropertyListReader {
     /// Reads a property list.
     ///
-    /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/malformedInput`` (with the byte
-    ///   offset, or the line and column, and the path), ``ArchiveError/Code/limitExceeded`` or
-    ///   ``ArchiveError/Code/unsupportedFormat``.
+    /// - Throws: `ArchiveError` with code `ArchiveError.Code.malformedInput` (with the byte
+    ///   offset, or the line and column, and the path), `ArchiveError.Code.limitExceeded` or
+    ///   `ArchiveError.Code.unsupportedFormat`.
     static func read(_ data: Data, options: ArchiveReadingOptions) throws -> ArchiveValue {
         guard data.count <= options.limits.maxInputBytes else {
             throw ArchiveError.limitExceeded(
@@ -120,11 +120,12 @@ enum PropertyListReader {
             }
             return .array(elements)
         case .dictionary(let dictionary):
-            var entries: [ArchiveDictionary.Element] = []
+            var entries: [ArchiveDictionary.Entry] = []
             entries.reserveCapacity(dictionary.count)
             for (key, child) in dictionary {
                 do {
-                    entries.append((key, try interpretMarkup(child, isTopLevel: false)))
+                    entries.append(
+                        ArchiveDictionary.Entry(key: key, value: try interpretMarkup(child, isTopLevel: false)))
                 } catch let error as ArchiveError {
                     throw error.prefixingPath([.key(key)])
                 }

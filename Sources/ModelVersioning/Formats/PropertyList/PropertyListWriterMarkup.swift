@@ -4,7 +4,7 @@ import Foundation
 /// null, and model keys that start with `$`.
 ///
 /// * ``MarkupMode/archive`` and ``MarkupMode/automatic``: objects as dictionaries of their
-///   metadata and escaped fields (``ArchiveMarkup/entries(of:)``), ``ArchiveValue/null`` as
+///   metadata and escaped fields (``ArchiveMarkup/entries(of:)``), `ArchiveValue.null` as
 ///   `{"$null": true}`, dictionary keys that start with `$` escaped (``ArchiveMarkup/escape(_:)``)
 ///   except `$archive` in the top-level dictionary (the envelope marker).
 /// * ``MarkupMode/plain``: objects as dictionaries of their metadata keys and their fields as
@@ -36,7 +36,7 @@ struct PropertyListWriterMarkup {
 
     /// The entries written for an object, keys final.
     ///
-    /// - Throws: ``ArchiveError/Code/invalidValue`` in plain mode when a field's key equals one of
+    /// - Throws: `ArchiveError.Code.invalidValue` in plain mode when a field's key equals one of
     ///   the object's metadata keys (the dictionary would hold it twice).
     func entries(of object: ArchiveObject) throws -> [ArchiveDictionary.Element] {
         if isArchive { return ArchiveMarkup.entries(of: object) }
@@ -58,7 +58,7 @@ struct PropertyListWriterMarkup {
         return entries
     }
 
-    /// The entries that stand for ``ArchiveValue/null`` in archive mode.
+    /// The entries that stand for `ArchiveValue.null` in archive mode.
     static let nullEntries: [ArchiveDictionary.Element] = [(ArchiveMarkup.nullKey, .bool(true))]
 
     /// The error for nesting deeper than `maxDepth`.

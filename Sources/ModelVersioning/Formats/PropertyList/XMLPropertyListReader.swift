@@ -20,12 +20,12 @@ import Foundation
 /// hexadecimal, optional sign, the whole `Int64` and `UInt64` range), `real` (decimal, `nan`,
 /// `inf`, `infinity`, signed), `true`, `false`, `date` (`2004-10-26T10:33:33Z`, fractional
 /// seconds too), `data` (base64, whitespace allowed), and their empty forms (`<string/>`).
-/// `<dict><key>CF$UID</key><integer>n</integer></dict>` reads as ``ArchiveValue/reference(_:)``,
+/// `<dict><key>CF$UID</key><integer>n</integer></dict>` reads as `ArchiveValue.reference(_:)`,
 /// as the UID of a binary property list does. Entities are never expanded (see
 /// ``XMLTokenizer``).
 ///
-/// Errors are ``ArchiveError`` with code ``ArchiveError/Code/malformedInput`` (or
-/// ``ArchiveError/Code/limitExceeded``), the line and column, and the path in the tree.
+/// Errors are `ArchiveError` with code `ArchiveError.Code.malformedInput` (or
+/// `ArchiveError.Code.limitExceeded`), the line and column, and the path in the tree.
 struct XMLPropertyListReader {
     /// The element names of the format.
     private enum Element: String {
@@ -39,8 +39,8 @@ struct XMLPropertyListReader {
 
     /// Reads a whole XML property list.
     ///
-    /// - Throws: ``ArchiveError`` (``ArchiveError/Code/malformedInput`` with line and column,
-    ///   ``ArchiveError/Code/limitExceeded``).
+    /// - Throws: `ArchiveError` (`ArchiveError.Code.malformedInput` with line and column,
+    ///   `ArchiveError.Code.limitExceeded`).
     static func read(_ data: Data, limits: ArchiveLimits) throws -> ArchiveValue {
         var reader = try XMLPropertyListReader(bytes: [UInt8](data), limits: limits)
         return try reader.readDocument()
@@ -219,7 +219,7 @@ struct XMLPropertyListReader {
     private mutating func readDictionary(isEmpty: Bool, offset: Int, depth: Int) throws -> ArchiveValue {
         try checkDepth(depth, at: offset)
         if isEmpty { return .dictionary([:]) }
-        var entries: [ArchiveDictionary.Element] = []
+        var entries: [ArchiveDictionary.Entry] = []
         while true {
             guard let (key, keyOffset) = try readKey() else { break }
             let value: ArchiveValue?
@@ -234,9 +234,9 @@ struct XMLPropertyListReader {
                     .collectionCount, "a dictionary has more than \(limits.maxCollectionCount) entries",
                     location: tokenizer.location(of: offset))
             }
-            entries.append((key, value))
+            entries.append(ArchiveDictionary.Entry(key: key, value: value))
         }
-        let dictionary = ArchiveDictionary(uniqueEntries: entries)
+        let dictionary = ArchiveDictionary(uniqueStoredEntries: entries)
         if let duplicate = dictionary.firstDuplicateKey() {
             throw tokenizer.error("the key '\(duplicate)' occurs twice in a dictionary", at: offset)
         }

@@ -23,10 +23,10 @@ import Foundation
 /// ``PropertyListWriterMarkup``. As in Apple's format, a dictionary whose only entry is
 /// `CF$UID` with an integer reads back as a reference.
 ///
-/// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidValue`` (``ArchiveValue/null``
+/// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidValue` (`ArchiveValue.null`
 ///   in plain mode, which XML cannot hold; a reference outside 0…4294967295; a date outside the
-///   years 0 to 9999) or ``ArchiveError/Code/limitExceeded`` (nesting deeper than
-///   ``ArchiveLimits/maxDepth``), with the path of the value.
+///   years 0 to 9999) or `ArchiveError.Code.limitExceeded` (nesting deeper than
+///   `ArchiveLimits.maxDepth`), with the path of the value.
 enum XMLPropertyListWriter {
     static func write(_ value: ArchiveValue, options: ArchiveWritingOptions) throws -> Data {
         var emitter = Emitter(

@@ -421,7 +421,7 @@ struct XMLTokenizer {
         return .init(line: line, column: column, byteOffset: isTranscoded ? nil : offset)
     }
 
-    /// A ``ArchiveError/Code/malformedInput`` error at `offset`.
+    /// A `ArchiveError.Code.malformedInput` error at `offset`.
     func error(_ message: String, at offset: Int) -> ArchiveError {
         ArchiveError(.malformedInput, message, location: location(of: offset))
     }

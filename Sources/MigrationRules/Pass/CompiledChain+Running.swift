@@ -1,0 +1,63 @@
+/// Running a chain's steps on one container, with the context every error needs.
+extension CompiledChain {
+    /// Runs the steps from `from` up to `to` on `target`.
+    ///
+    /// The caller checks `oldestVersion <= from <= to <= currentVersion`.
+    ///
+    /// - Throws: The first rule's error, with the archived type name and version and the step's
+    ///   label added.
+    func upgrade(
+        _ target: inout MigrationTarget, from: Int, to: Int, archivedName: String?, archivedVersion: Int?
+    ) throws {
+        var version = from
+        while version < to {
+            let index = version - oldestVersion
+            target.version = version
+            try run(steps[index].rules, on: &target, label: labels[index], archivedName, archivedVersion)
+            version += 1
+        }
+        target.version = to
+    }
+
+    /// Runs the inverses of the steps from `from` down to `to` on `target`.
+    ///
+    /// The caller checks `oldestVersion <= to <= from <= currentVersion`.
+    ///
+    /// - Throws: ``ArchiveError/Code/irreversibleStep`` naming the step and the rule without an
+    ///   inverse; or the first rule's error, with context added.
+    func downgrade(
+        _ target: inout MigrationTarget, from: Int, to: Int, archivedName: String?, archivedVersion: Int?
+    ) throws {
+        var version = from
+        while version > to {
+            let index = version - 1 - oldestVersion
+            guard let inverse = inverses[index] else {
+                let rule = steps[index].irreversibleRule
+                throw ArchiveError(
+                    .irreversibleStep,
+                    "the step cannot be undone because the rule \(rule.map(\.description) ?? "?") has no inverse, "
+                        + "so \(subject) cannot go down to v\(to)",
+                    path: target.path, typeName: archivedName, archivedVersion: archivedVersion, step: labels[index],
+                    rule: rule?.description)
+            }
+            target.version = version
+            try run(inverse.rules, on: &target, label: labels[index], archivedName, archivedVersion)
+            version -= 1
+        }
+        target.version = to
+    }
+
+    private func run(
+        _ rules: [MigrationRule], on target: inout MigrationTarget, label: String, _ archivedName: String?,
+        _ archivedVersion: Int?
+    ) throws {
+        // Indices rather than `for rule in rules`: the rules are used in place, not copied.
+        for index in rules.indices {
+            do {
+                try rules[index].apply(to: &target)
+            } catch let error as ArchiveError {
+                throw error.adding(typeName: archivedName, archivedVersion: archivedVersion, step: label)
+            }
+        }
+    }
+}

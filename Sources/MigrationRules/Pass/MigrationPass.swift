@@ -1,0 +1,315 @@
+/// Upgrades an archive tree to the current versions of its document and objects, or downgrades
+/// it to the versions an older app reads, editing the tree in place.
+///
+/// ```swift
+/// let pass = MigrationPass(catalog: catalog)
+/// var tree = try JSONReader().read(data)           // any format reader
+/// let report = try pass.upgrade(&tree, document: "people")
+/// print(report)
+/// ```
+///
+/// **Upgrade.** First the document: when `document` is given, or the tree is an
+/// ``ArchiveEnvelope`` that names a document the catalog has, its version is read (a missing
+/// version means the chain's ``DocumentMigrations/unversionedVersion``), its steps run on the
+/// document root up to the current version and the new version is written back. Then every
+/// object of the tree, pre-order: its chain is found by type name or alias, its steps run from
+/// its archived version to the chain's current version, and it is renamed to the chain's current
+/// type name. A parent's steps run before the pass enters its fields, so objects that a step
+/// creates or moves are migrated too. Each object follows its own chain, whatever the version of
+/// the object that contains it. Objects of types the catalog does not know are left alone and
+/// counted in the report.
+///
+/// **Downgrade.** The reverse: objects post-order (children first), each down to the version
+/// the ``DowngradeTarget`` asks for through its steps' inverses (type names follow the inverted
+/// ``MigrationRule/renameType(from:to:)`` rules); then the document.
+///
+/// Object paths in reports and errors start at the document root (for an envelope, its `root`
+/// value). When the pass throws, the tree is well-formed but partly migrated: discard it.
+///
+/// The pass moves each container out of the tree while it edits it, so a tree that nothing else
+/// holds is edited without copies, and a tree with nothing to migrate is walked without
+/// allocating.
+public struct MigrationPass: Sendable {
+    /// The chains the pass applies.
+    public var catalog: MigrationCatalog
+    /// Strictness, recording and limits.
+    public var options: MigrationOptions
+
+    /// Creates a pass.
+    public init(catalog: MigrationCatalog, options: MigrationOptions = .init()) {
+        self.catalog = catalog
+        self.options = options
+    }
+
+    /// Upgrades `tree` in place to the current versions.
+    ///
+    /// ```swift
+    /// var tree: ArchiveValue = ["schema_version": 1, "people": [["id": "4E96…", "name": "Fred Weasley"]]]
+    /// try MigrationPass(catalog: catalog).upgrade(&tree, document: "people")
+    /// // ["schema_version": 3, "people": [["id": "4E96…", "first_name": "Fred", "last_name": "Weasley",
+    /// //                                   "birthday": nil, "mark_as_favorite": false]]]
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - tree: The archive tree, as a format reader produced it.
+    ///   - document: The document chain to apply; by default the one an envelope names, if the
+    ///     catalog has it (plain trees have no document unless it is named here).
+    /// - Returns: What was migrated.
+    /// - Throws: ``ArchiveError`` with code
+    ///   - ``ArchiveError/Code/newerVersion`` for an object or document written by a newer
+    ///     version (`written by a newer version: Circle v7, this app knows v5`), unless
+    ///     ``MigrationOptions/lenient``;
+    ///   - ``ArchiveError/Code/missingMigration`` for a version older than the chain reaches, or
+    ///     a missing version where the chain declares no unversioned version;
+    ///   - ``ArchiveError/Code/unknownType`` when `document` names no document of the catalog;
+    ///   - ``ArchiveError/Code/migrationFailed`` (or a closure's own error) when a rule meets data
+    ///     it cannot migrate, with the type, archived version, step, rule and path;
+    ///   - ``ArchiveError/Code/typeMismatch`` or ``ArchiveError/Code/malformedInput`` for a
+    ///     document version that is not a non-negative integer;
+    ///   - ``ArchiveError/Code/limitExceeded`` when the tree nests deeper than
+    ///     ``ArchiveLimits/maxDepth``.
+    @discardableResult
+    public func upgrade(_ tree: inout ArchiveValue, document: String? = nil) throws -> MigrationReport {
+        var report = MigrationReport(direction: .upgrade)
+        let isEnvelope = ArchiveEnvelope.isEnvelope(tree)
+        if let chain = try documentChain(of: tree, named: document, isEnvelope: isEnvelope) {
+            report.document = try migrateDocument(
+                &tree, chain: chain, isEnvelope: isEnvelope, to: nil, newer: &report.newer)
+        }
+        if !catalog.chains.isEmpty {
+            var walker = ObjectWalker(
+                catalog: catalog, options: options, direction: .upgrade, targetVersions: [])
+            try walkRoot(&tree, isEnvelope: isEnvelope, with: &walker)
+            walker.finish(into: &report)
+        }
+        return report
+    }
+
+    /// Downgrades `tree` in place to the versions an older app reads.
+    ///
+    /// ```swift
+    /// var tree = try encoder.encodeTree(drawing)
+    /// try pass.downgrade(&tree, to: DowngradeTarget(documentVersion: 1, typeVersions: ["Circle": 1]))
+    /// ```
+    ///
+    /// Objects of types the target does not list, and objects already at or below their target
+    /// version, are left as they are.
+    ///
+    /// - Parameters:
+    ///   - tree: The archive tree, usually as the encoder produced it.
+    ///   - target: The versions to write.
+    ///   - document: The document chain to apply; by default the one an envelope names.
+    /// - Returns: What was migrated.
+    /// - Throws: ``ArchiveError`` with code
+    ///   - ``ArchiveError/Code/irreversibleStep`` when a step that must be undone has a rule
+    ///     without an inverse (``ArchiveError/step`` and ``ArchiveError/rule`` name them);
+    ///   - ``ArchiveError/Code/unknownType`` for a target type name or document the catalog does
+    ///     not know;
+    ///   - ``ArchiveError/Code/missingMigration`` for a target version above a chain's current
+    ///     version or below its oldest one;
+    ///   - and the errors ``upgrade(_:document:)`` throws for data it cannot migrate.
+    @discardableResult
+    public func downgrade(
+        _ tree: inout ArchiveValue, to target: DowngradeTarget, document: String? = nil
+    ) throws -> MigrationReport {
+        var report = MigrationReport(direction: .downgrade)
+        let targetVersions = try chainTargets(target)
+        let isEnvelope = ArchiveEnvelope.isEnvelope(tree)
+        var documentChain: CompiledChain?
+        if let version = target.documentVersion {
+            guard let chain = try self.documentChain(of: tree, named: document, isEnvelope: isEnvelope) else {
+                throw ArchiveError(
+                    .unknownType,
+                    "a document version (v\(version)) was requested but the tree names no document the catalog has; "
+                        + "pass the document name")
+            }
+            try Self.checkTarget(version, of: chain)
+            documentChain = chain
+        }
+        if targetVersions.contains(where: { $0 != nil }) {
+            var walker = ObjectWalker(
+                catalog: catalog, options: options, direction: .downgrade, targetVersions: targetVersions)
+            try walkRoot(&tree, isEnvelope: isEnvelope, with: &walker)
+            walker.finish(into: &report)
+        }
+        if let chain = documentChain, let version = target.documentVersion {
+            report.document = try migrateDocument(
+                &tree, chain: chain, isEnvelope: isEnvelope, to: version, newer: &report.newer)
+        }
+        return report
+    }
+
+    // MARK: Objects
+
+    /// Walks the document root: an envelope's `root` value, or the whole tree.
+    private func walkRoot(_ tree: inout ArchiveValue, isEnvelope: Bool, with walker: inout ObjectWalker) throws {
+        guard isEnvelope else {
+            try walker.walk(&tree)
+            return
+        }
+        _ = try tree.modifyKeyedEntries { top in
+            if let index = top.index(forKey: ArchiveEnvelope.rootKey) {
+                try walker.walk(&top.entries[index].value)
+            }
+        }
+    }
+
+    /// The target version per chain index.
+    private func chainTargets(_ target: DowngradeTarget) throws -> [Int?] {
+        guard !target.typeVersions.isEmpty else { return [] }
+        var versions = [Int?](repeating: nil, count: catalog.chains.count)
+        for (name, version) in target.typeVersions.sorted(by: { $0.key < $1.key }) {
+            guard let index = catalog.chainIndex(forTypeName: name) else {
+                throw ArchiveError(
+                    .unknownType, "cannot downgrade \(name): the catalog has no migrations for it", typeName: name)
+            }
+            let chain = catalog.chains[index]
+            try Self.checkTarget(version, of: chain)
+            if let other = versions[index], other != version {
+                throw ArchiveError(
+                    .missingMigration, "\(chain.name) is given two target versions, v\(other) and v\(version)",
+                    typeName: chain.name)
+            }
+            versions[index] = version
+        }
+        return versions
+    }
+
+    private static func checkTarget(_ version: Int, of chain: CompiledChain) throws {
+        guard version <= chain.currentVersion else {
+            throw ArchiveError(
+                .missingMigration,
+                "cannot downgrade \(chain.subject) to v\(version): the newest version is v\(chain.currentVersion)",
+                typeName: chain.isDocument ? nil : chain.name)
+        }
+        guard version >= chain.oldestVersion else {
+            throw ArchiveError(
+                .missingMigration,
+                "cannot downgrade \(chain.subject) to v\(version): the oldest version its steps reach is "
+                    + "v\(chain.oldestVersion)",
+                typeName: chain.isDocument ? nil : chain.name)
+        }
+    }
+
+    // MARK: Document
+
+    /// The document chain to apply: the one named, or the one an envelope names when the
+    /// catalog has it.
+    private func documentChain(of tree: ArchiveValue, named name: String?, isEnvelope: Bool) throws -> CompiledChain? {
+        if let name {
+            guard let chain = catalog.documentChains[name] else {
+                throw ArchiveError(.unknownType, "the catalog has no migrations for the document '\(name)'")
+            }
+            return chain
+        }
+        guard isEnvelope, case .dictionary(let top) = tree,
+            let declared = top[ArchiveEnvelope.documentKey]?.stringValue
+        else { return nil }
+        return catalog.documentChains[declared]
+    }
+
+    /// Moves the document from its stored version to `requested` (the current version when
+    /// `nil`) and writes the new version; returns the report entry, `nil` when nothing changed.
+    private func migrateDocument(
+        _ tree: inout ArchiveValue, chain: CompiledChain, isEnvelope: Bool, to requested: Int?,
+        newer: inout [MigrationReport.NewerItem]
+    ) throws -> MigrationReport.DocumentEntry? {
+        let versionPath =
+            isEnvelope
+            ? ArchivePath([.key(ArchiveEnvelope.documentVersionKey)])
+            : ArchivePath(
+                chain.versionKeys.map { .key($0) })
+        let stored =
+            isEnvelope ? tree[ArchiveEnvelope.documentVersionKey] : tree.keyedEntries?.value(atKeys: chain.versionKeys)
+        let archived = try Self.readVersion(stored, at: versionPath, isEnvelope: isEnvelope)
+        guard let from = archived ?? chain.unversionedVersion else {
+            throw ArchiveError(
+                .missingMigration,
+                "the document \(chain.name) has no version at '\(versionPath)' and its chain declares none for "
+                    + "unversioned documents (set unversionedVersion to the version documents had before "
+                    + "versioning)")
+        }
+        if from > chain.currentVersion {
+            guard options.lenient else {
+                throw ArchiveError(
+                    .newerVersion,
+                    "written by a newer version: document \(chain.name) v\(from), this app knows v\(chain.currentVersion)",
+                    path: versionPath, archivedVersion: from)
+            }
+            newer.append(
+                MigrationReport.NewerItem(
+                    path: .root, name: chain.name, isDocument: true, version: from, knownVersion: chain.currentVersion))
+            return nil
+        }
+        let to: Int
+        if let requested {
+            guard from > requested else { return nil }
+            to = requested
+        } else {
+            to = chain.currentVersion
+            guard from < to || archived == nil else { return nil }
+            guard from >= chain.oldestVersion else {
+                throw ArchiveError(
+                    .missingMigration,
+                    "no migration from document \(chain.name) v\(from): the oldest version its steps start at is "
+                        + "v\(chain.oldestVersion)",
+                    archivedVersion: from)
+            }
+        }
+        func run(_ target: inout MigrationTarget) throws {
+            if from < to {
+                try chain.upgrade(&target, from: from, to: to, archivedName: nil, archivedVersion: archived)
+            } else if from > to {
+                try chain.downgrade(&target, from: from, to: to, archivedName: nil, archivedVersion: archived)
+            }
+        }
+        let version = ArchiveValue.int(Int64(to))
+        let edited: Void?
+        if isEnvelope {
+            edited = try tree.modifyKeyedEntries { top in
+                if from != to {
+                    guard let index = top.index(forKey: ArchiveEnvelope.rootKey) else {
+                        throw ArchiveError(.malformedInput, "the archive has no 'root'")
+                    }
+                    let kind = top.entries[index].value.kind
+                    guard try MigrationTarget.withTarget(for: &top.entries[index].value, path: .root, run) != nil else {
+                        throw Self.rootError(kind, chain: chain)
+                    }
+                }
+                if let index = top.index(forKey: ArchiveEnvelope.documentVersionKey) {
+                    top.entries[index].value = version
+                } else {
+                    top.insertEntry(
+                        version, forKey: ArchiveEnvelope.documentVersionKey,
+                        at: top.index(forKey: ArchiveEnvelope.rootKey))
+                }
+            }
+        } else {
+            edited = try MigrationTarget.withTarget(for: &tree, path: .root) { target in
+                try run(&target)
+                try target.fields.storeValue(version, atKeys: chain.versionKeys, replacing: true, base: .root)
+            }
+        }
+        guard edited != nil else { throw Self.rootError(tree.kind, chain: chain) }
+        return MigrationReport.DocumentEntry(
+            name: chain.name, fromVersion: from, wasUnversioned: archived == nil, toVersion: to,
+            steps: chain.stepNames(from: from, to: to))
+    }
+
+    private static func rootError(_ kind: ArchiveValue.Kind, chain: CompiledChain) -> ArchiveError {
+        ArchiveError(
+            .migrationFailed,
+            "the root of document \(chain.name) is a value of kind \(kind); document steps edit a dictionary or object")
+    }
+
+    /// A stored document version: `nil` when absent or null.
+    private static func readVersion(_ value: ArchiveValue?, at path: ArchivePath, isEnvelope: Bool) throws -> Int? {
+        guard let value, !value.isNull else { return nil }
+        guard let version = value.intValue, version >= 0 else {
+            throw ArchiveError(
+                isEnvelope ? .malformedInput : .typeMismatch,
+                "the document version must be a non-negative integer, found \(value.kindAndValue)", path: path)
+        }
+        return version
+    }
+}

@@ -1,0 +1,241 @@
+/// Walks a tree and migrates every object by its own chain, in place: pre-order on upgrade (a
+/// parent's steps run before the walk enters its fields, so objects they create or move are
+/// migrated too), post-order on downgrade.
+///
+/// Each container is moved out of its slot while it is edited, so a uniquely held tree is never
+/// copied; the path is a stack of components, turned into an ``ArchivePath`` only for reports,
+/// rule targets and errors.
+struct ObjectWalker {
+    let catalog: MigrationCatalog
+    let options: MigrationOptions
+    let direction: MigrationReport.Direction
+    /// For downgrades: the version to reach per chain index, `nil` to leave a type alone.
+    let targetVersions: [Int?]
+
+    /// The path of the value being visited.
+    private var path: [ArchivePath.Component] = []
+    private var entries: [MigrationReport.Entry] = []
+    /// Objects migrated per chain and archived version: `counts[countOffsets[chain] + from - oldest]`
+    /// (every object of a chain goes to the same version). A flat array: no hashing per object.
+    private var counts: [Int]
+    private let countOffsets: [Int]
+    private var unknownTypeNames: [String: Int] = [:]
+    private var newer: [MigrationReport.NewerItem] = []
+
+    /// The last type name looked up and its chain index: objects of one type tend to come in runs.
+    private var cachedName: String?
+    private var cachedIndex: Int?
+    /// Objects of the unknown type `cachedName` not yet added to `unknownTypeNames`.
+    private var pendingUnknown = 0
+
+    init(
+        catalog: MigrationCatalog, options: MigrationOptions, direction: MigrationReport.Direction,
+        targetVersions: [Int?]
+    ) {
+        self.catalog = catalog
+        self.options = options
+        self.direction = direction
+        self.targetVersions = targetVersions
+        var offsets: [Int] = []
+        offsets.reserveCapacity(catalog.chains.count)
+        var total = 0
+        for chain in catalog.chains {
+            offsets.append(total)
+            total += chain.currentVersion - chain.oldestVersion + 1
+        }
+        countOffsets = offsets
+        counts = Array(repeating: 0, count: total)
+        path.reserveCapacity(32)
+    }
+
+    /// Visits `value` and everything inside it.
+    ///
+    /// - Throws: The first migration error; ``ArchiveError/Code/limitExceeded`` when containers
+    ///   nest deeper than ``ArchiveLimits/maxDepth``. The tree stays well-formed but partly
+    ///   migrated.
+    mutating func walk(_ value: inout ArchiveValue) throws {
+        if var object = value.takeObject() {
+            defer { value = .object(object) }
+            try checkDepth()
+            if direction == .upgrade {
+                try upgrade(&object)
+                try walkEntries(&object.fields)
+            } else {
+                try walkEntries(&object.fields)
+                try downgrade(&object)
+            }
+        } else if var elements = value.takeArray() {
+            defer { value = .array(elements) }
+            try checkDepth()
+            for index in elements.indices where elements[index].isContainer {
+                path.append(.index(index))
+                defer { path.removeLast() }
+                try walk(&elements[index])
+            }
+        } else if var dictionary = value.takeDictionary() {
+            defer { value = .dictionary(dictionary) }
+            try checkDepth()
+            try walkEntries(&dictionary)
+        }
+    }
+
+    private mutating func walkEntries(_ dictionary: inout ArchiveDictionary) throws {
+        for index in dictionary.entries.indices where dictionary.entries[index].value.isContainer {
+            path.append(.key(dictionary.entries[index].key))
+            defer { path.removeLast() }
+            try walk(&dictionary.entries[index].value)
+        }
+    }
+
+    @inline(__always)
+    private func checkDepth() throws {
+        if path.count >= options.limits.maxDepth {
+            throw ArchiveError.limitExceeded(
+                .depth, "the archive nests deeper than \(options.limits.maxDepth) levels", path: ArchivePath(path))
+        }
+    }
+
+    // MARK: Objects
+
+    private mutating func upgrade(_ object: inout ArchiveObject) throws {
+        let archivedName = object.typeName
+        guard let index = chainIndex(for: archivedName) else { return }
+        let chain = catalog.chains[index]
+        let archivedVersion = object.version
+        let from = try effectiveVersion(archivedVersion, of: archivedName, chain: chain)
+        let to = chain.currentVersion
+        if from == to {
+            guard archivedVersion == nil || archivedName != chain.name else { return }
+            object.version = to
+            object.typeName = chain.name
+            record(index, archivedName, archivedVersion, from: from, to: to, steps: [])
+            return
+        }
+        guard from < to else {
+            try leaveNewer(archivedName, version: from, knownVersion: to)
+            return
+        }
+        guard from >= chain.oldestVersion else {
+            throw ArchiveError(
+                .missingMigration,
+                "no migration from \(archivedName) v\(from): the oldest version \(chain.name) migrates from is "
+                    + "v\(chain.oldestVersion)",
+                path: ArchivePath(path), typeName: archivedName, archivedVersion: archivedVersion)
+        }
+        var target = MigrationTarget(
+            fields: object.takeFields(), typeName: archivedName, version: from, path: ArchivePath(path))
+        do {
+            try chain.upgrade(&target, from: from, to: to, archivedName: archivedName, archivedVersion: archivedVersion)
+        } catch {
+            object.restore(from: &target)
+            throw error
+        }
+        object.restore(from: &target)
+        object.version = to
+        if object.typeName != chain.name { object.typeName = chain.name }
+        record(index, archivedName, archivedVersion, from: from, to: to, steps: chain.stepNames(from: from, to: to))
+    }
+
+    private mutating func downgrade(_ object: inout ArchiveObject) throws {
+        let archivedName = object.typeName
+        guard let index = chainIndex(for: archivedName), let to = targetVersions[index] else { return }
+        let chain = catalog.chains[index]
+        let archivedVersion = object.version
+        let from = try effectiveVersion(archivedVersion, of: archivedName, chain: chain)
+        guard from <= chain.currentVersion else {
+            try leaveNewer(archivedName, version: from, knownVersion: chain.currentVersion)
+            return
+        }
+        guard from > to else { return }
+        var target = MigrationTarget(
+            fields: object.takeFields(), typeName: archivedName, version: from, path: ArchivePath(path))
+        do {
+            try chain.downgrade(
+                &target, from: from, to: to, archivedName: archivedName, archivedVersion: archivedVersion)
+        } catch {
+            object.restore(from: &target)
+            throw error
+        }
+        object.restore(from: &target)
+        object.version = to
+        record(index, archivedName, archivedVersion, from: from, to: to, steps: chain.stepNames(from: from, to: to))
+    }
+
+    /// The archived version, or the chain's stand-in for unversioned objects.
+    private func effectiveVersion(_ version: Int?, of name: String, chain: CompiledChain) throws -> Int {
+        if let version { return version }
+        if let unversioned = chain.unversionedVersion { return unversioned }
+        throw ArchiveError(
+            .missingMigration,
+            "\(name) has no version in the archive and its chain declares none for unversioned objects "
+                + "(set unversionedVersion to the version objects had before \(chain.name) was versioned)",
+            path: ArchivePath(path), typeName: name)
+    }
+
+    private mutating func leaveNewer(_ name: String, version: Int, knownVersion: Int) throws {
+        guard options.lenient else {
+            throw ArchiveError(
+                .newerVersion, "written by a newer version: \(name) v\(version), this app knows v\(knownVersion)",
+                path: ArchivePath(path), typeName: name, archivedVersion: version)
+        }
+        newer.append(
+            MigrationReport.NewerItem(
+                path: ArchivePath(path), name: name, isDocument: false, version: version, knownVersion: knownVersion))
+    }
+
+    // MARK: Look-up and report
+
+    /// The chain index for a type name (constant time, cached for runs of one type); counts
+    /// names without a chain.
+    @inline(__always)
+    private mutating func chainIndex(for name: String) -> Int? {
+        if let cachedName, cachedName == name {
+            if cachedIndex == nil { pendingUnknown += 1 }
+            return cachedIndex
+        }
+        flushUnknown()
+        cachedName = name
+        cachedIndex = catalog.chainIndex(forTypeName: name)
+        if cachedIndex == nil { pendingUnknown = 1 }
+        return cachedIndex
+    }
+
+    private mutating func flushUnknown() {
+        if pendingUnknown > 0, let cachedName {
+            unknownTypeNames[cachedName, default: 0] += pendingUnknown
+        }
+        pendingUnknown = 0
+    }
+
+    private mutating func record(
+        _ chain: Int, _ archivedName: String, _ archivedVersion: Int?, from: Int, to: Int,
+        steps: @autoclosure () -> [String]
+    ) {
+        let slot = countOffsets[chain] + from - catalog.chains[chain].oldestVersion
+        if counts.indices.contains(slot) { counts[slot] += 1 }
+        guard options.recordsSteps else { return }
+        entries.append(
+            MigrationReport.Entry(
+                path: ArchivePath(path), archivedTypeName: archivedName, typeName: catalog.chains[chain].name,
+                fromVersion: from, wasUnversioned: archivedVersion == nil, toVersion: to, steps: steps()))
+    }
+
+    /// Moves what the walk found into `report`.
+    mutating func finish(into report: inout MigrationReport) {
+        flushUnknown()
+        report.entries.append(contentsOf: entries)
+        for (index, chain) in catalog.chains.enumerated() {
+            let to = direction == .upgrade ? chain.currentVersion : (targetVersions[index] ?? chain.currentVersion)
+            for version in chain.oldestVersion...chain.currentVersion {
+                let count = counts[countOffsets[index] + version - chain.oldestVersion]
+                if count > 0 {
+                    report.counts.append(
+                        MigrationReport.Count(typeName: chain.name, fromVersion: version, toVersion: to, count: count))
+                }
+            }
+        }
+        report.counts.sort { ($0.typeName, $0.fromVersion, $0.toVersion) < ($1.typeName, $1.fromVersion, $1.toVersion) }
+        report.unknownTypeNames.merge(unknownTypeNames, uniquingKeysWith: +)
+        report.newer.append(contentsOf: newer)
+    }
+}

@@ -1,0 +1,113 @@
+/// A validated chain (of a type or a document) laid out for the migration pass: steps indexed by
+/// version, their inverses and labels computed once.
+///
+/// A class so that the pass takes one reference per object instead of copying every field.
+final class CompiledChain: Sendable {
+    /// The current type name, or the document name.
+    let name: String
+    /// What errors and step labels call the chain: `Circle`, `document people`.
+    let subject: String
+    let isDocument: Bool
+    let currentVersion: Int
+    /// The `from` of the first step, or ``currentVersion`` without steps.
+    let oldestVersion: Int
+    let unversionedVersion: Int?
+    /// `steps[i]` goes from `oldestVersion + i` to `oldestVersion + i + 1`.
+    let steps: [MigrationStep]
+    /// The inverse of each step, `nil` where a rule is irreversible.
+    let inverses: [MigrationStep?]
+    /// `Circle v1 → v2`, per step.
+    let labels: [String]
+    /// The step names reports show, per step.
+    let stepNames: [String]
+    /// For documents: the keys of the version path.
+    let versionKeys: [String]
+
+    convenience init(_ chain: TypeMigrations) throws {
+        try self.init(
+            name: chain.typeName, subject: chain.typeName, isDocument: false, currentVersion: chain.currentVersion,
+            unversionedVersion: chain.unversionedVersion, steps: chain.steps, versionKeys: [])
+    }
+
+    convenience init(_ chain: DocumentMigrations) throws {
+        guard let keys = ArchiveDictionary.keys(of: chain.versionPath), !keys.isEmpty else {
+            throw ArchiveError(
+                .invalidChain,
+                "document '\(chain.name)': the version path '\(chain.versionPath)' must be one or more keys "
+                    + "(no indices or wildcards)")
+        }
+        try self.init(
+            name: chain.name, subject: "document \(chain.name)", isDocument: true,
+            currentVersion: chain.currentVersion, unversionedVersion: chain.unversionedVersion, steps: chain.steps,
+            versionKeys: keys)
+    }
+
+    private init(
+        name: String, subject: String, isDocument: Bool, currentVersion: Int, unversionedVersion: Int?,
+        steps: [MigrationStep], versionKeys: [String]
+    ) throws {
+        func invalid(_ message: String, step index: Int? = nil) -> ArchiveError {
+            ArchiveError(
+                .invalidChain, isDocument ? "document '\(name)': \(message)" : message,
+                path: index.map { ArchivePath([.key("steps"), .index($0)]) } ?? .root,
+                typeName: isDocument ? nil : name, step: index.map { steps[$0].label(subject: subject) })
+        }
+        guard !name.isEmpty else { throw invalid(isDocument ? "the document name is empty" : "the type name is empty") }
+        guard currentVersion >= 0 else { throw invalid("the current version v\(currentVersion) is negative") }
+        if let unversionedVersion, unversionedVersion < 0 {
+            throw invalid("unversionedVersion v\(unversionedVersion) is negative")
+        }
+        var firstIndexByVersion: [Int: Int] = [:]
+        for (index, step) in steps.enumerated() {
+            guard step.from >= 0, step.to >= 0 else { throw invalid("a version is negative", step: index) }
+            guard step.to == step.from &+ 1, step.from < Int.max else {
+                throw invalid(
+                    step.to > step.from
+                        ? "the step skips a version: each step goes from one version to the next"
+                        : "the step goes backwards: each step goes from one version to the next",
+                    step: index)
+            }
+            guard step.to <= currentVersion else {
+                throw invalid("the step goes beyond the current version v\(currentVersion)", step: index)
+            }
+            if let earlier = firstIndexByVersion.updateValue(index, forKey: step.from) {
+                throw invalid("two steps start at v\(step.from) (steps[\(earlier)] and steps[\(index)])", step: index)
+            }
+        }
+        let order = steps.indices.sorted { steps[$0].from < steps[$1].from }
+        for (previous, next) in zip(order, order.dropFirst()) where steps[next].from != steps[previous].to {
+            throw invalid(
+                "the chain has a gap: no step from v\(steps[previous].to) to v\(steps[previous].to &+ 1)", step: next)
+        }
+        if let last = order.last, steps[last].to != currentVersion {
+            throw invalid(
+                "the last step ends at v\(steps[last].to) but the current version is v\(currentVersion)", step: last)
+        }
+        let oldest = order.first.map { steps[$0].from } ?? currentVersion
+        if let unversionedVersion, unversionedVersion > currentVersion || unversionedVersion < oldest {
+            throw invalid(
+                unversionedVersion > currentVersion
+                    ? "unversionedVersion v\(unversionedVersion) is newer than the current version v\(currentVersion)"
+                    : "unversionedVersion v\(unversionedVersion) is older than the oldest version the steps start at "
+                        + "(v\(oldest))")
+        }
+        let sorted = order.map { steps[$0] }
+        self.name = name
+        self.subject = subject
+        self.isDocument = isDocument
+        self.currentVersion = currentVersion
+        self.oldestVersion = oldest
+        self.unversionedVersion = unversionedVersion
+        self.steps = sorted
+        self.inverses = sorted.map(\.inverse)
+        self.labels = sorted.map { $0.label(subject: subject) }
+        self.stepNames = sorted.map(\.displayName)
+        self.versionKeys = versionKeys
+    }
+
+    /// The names of the steps from `from` to `to` (either direction), for reports.
+    func stepNames(from: Int, to: Int) -> [String] {
+        if from < to { return Array(stepNames[(from - oldestVersion)..<(to - oldestVersion)]) }
+        return (to..<from).reversed().map { stepNames[$0 - oldestVersion] }
+    }
+}

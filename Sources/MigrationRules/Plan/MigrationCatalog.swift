@@ -1,0 +1,131 @@
+/// Every migration chain an app (or a rules file) knows: one per model type and one per
+/// document, validated once and looked up by any of a type's names.
+///
+/// ```swift
+/// let catalog = try MigrationCatalog(
+///     types: [circleMigrations, drawingMigrations],
+///     documents: [DocumentMigrations(name: "Sketch", currentVersion: 2, steps: [...])])
+/// let pass = MigrationPass(catalog: catalog)
+/// ```
+///
+/// Building a catalog validates every chain and the names they claim, so a broken chain is
+/// found when the app starts, not when a user opens an old file.
+public struct MigrationCatalog: Sendable {
+    /// The type chains, in the order given.
+    public let types: [TypeMigrations]
+    /// The document chains, in the order given.
+    public let documents: [DocumentMigrations]
+
+    /// The compiled type chains, parallel to ``types``.
+    let chains: [CompiledChain]
+    /// Every name and alias of every type → its index in ``chains``.
+    let chainIndexByName: [String: Int]
+    /// Document name → compiled chain.
+    let documentChains: [String: CompiledChain]
+
+    /// A catalog without chains: the migration pass changes nothing.
+    public static let empty = MigrationCatalog()
+
+    /// Creates a catalog without chains.
+    public init() {
+        types = []
+        documents = []
+        chains = []
+        chainIndexByName = [:]
+        documentChains = [:]
+    }
+
+    /// Validates and indexes chains.
+    ///
+    /// - Parameters:
+    ///   - types: One chain per model type.
+    ///   - documents: One chain per document name.
+    /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidChain`` when a chain is
+    ///   invalid (see ``TypeMigrations/validate()``), when two types claim the same name or alias
+    ///   (``TypeMigrations/allNames``), or when two document chains have the same name.
+    public init(types: [TypeMigrations], documents: [DocumentMigrations] = []) throws {
+        var chains: [CompiledChain] = []
+        chains.reserveCapacity(types.count)
+        var index: [String: Int] = [:]
+        for (position, type) in types.enumerated() {
+            chains.append(try CompiledChain(type))
+            for name in type.allNames {
+                if let other = index.updateValue(position, forKey: name) {
+                    let owner = types[other].typeName
+                    throw ArchiveError(
+                        .invalidChain,
+                        owner == type.typeName
+                            ? "the type \(type.typeName) is declared twice"
+                            : "the name '\(name)' is claimed by both \(owner) and \(type.typeName)",
+                        typeName: type.typeName)
+                }
+            }
+        }
+        var documentChains: [String: CompiledChain] = [:]
+        for document in documents {
+            let chain = try CompiledChain(document)
+            guard documentChains.updateValue(chain, forKey: document.name) == nil else {
+                throw ArchiveError(.invalidChain, "the document '\(document.name)' is declared twice")
+            }
+        }
+        self.types = types
+        self.documents = documents
+        self.chains = chains
+        self.chainIndexByName = index
+        self.documentChains = documentChains
+    }
+
+    /// Whether the catalog has no chains at all.
+    public var isEmpty: Bool { types.isEmpty && documents.isEmpty }
+
+    /// The chain of the type archived under `name`: its current name, an alias, or an old name
+    /// from a ``MigrationRule/renameType(from:to:)`` rule. Constant time.
+    ///
+    /// ```swift
+    /// catalog.migrations(forTypeName: "MyApp.Circle")?.typeName    // "Circle"
+    /// ```
+    public func migrations(forTypeName name: String) -> TypeMigrations? {
+        chainIndexByName[name].map { types[$0] }
+    }
+
+    /// Whether an object archived as `typeName` at `version` would be changed by an upgrade: its
+    /// type has a chain and the object is not at the chain's current version and name. Constant
+    /// time.
+    ///
+    /// A reader or decoder that notes the type names and versions it meets can skip
+    /// ``MigrationPass/upgrade(_:document:)`` (a walk over the whole tree) when no object needs it:
+    ///
+    /// ```swift
+    /// let needsPass = seenTypes.contains { catalog.needsUpgrade(typeName: $0.name, version: $0.version) }
+    /// ```
+    ///
+    /// Objects newer than their chain, or older than it reaches, also answer `true`: the pass
+    /// reports them.
+    public func needsUpgrade(typeName: String, version: Int?) -> Bool {
+        guard let index = chainIndexByName[typeName] else { return false }
+        let chain = chains[index]
+        return version != chain.currentVersion || typeName != chain.name
+    }
+
+    /// The document chain named `name`.
+    public func document(named name: String) -> DocumentMigrations? {
+        documents.first { $0.name == name }
+    }
+
+    /// A catalog with the chains of both catalogs.
+    ///
+    /// ```swift
+    /// let all = try appCatalog.merging(MigrationCatalog(rulesFile: tree, fileName: "legacy.json"))
+    /// ```
+    ///
+    /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidChain`` when the catalogs
+    ///   share a type name, an alias or a document name.
+    public func merging(_ other: MigrationCatalog) throws -> MigrationCatalog {
+        try MigrationCatalog(types: types + other.types, documents: documents + other.documents)
+    }
+
+    /// The compiled chain of the type archived under `name`.
+    func chainIndex(forTypeName name: String) -> Int? {
+        chainIndexByName[name]
+    }
+}

@@ -1,0 +1,70 @@
+/// The rules that take archived data from one version to the next.
+///
+/// A step is frozen in time: once shipped it is never edited. It names literal keys, never the
+/// app's current types, and it edits one container (one object's fields, or the document root).
+///
+/// ```swift
+/// let v1ToV2 = MigrationStep(from: 1, to: 2, name: "split names", rules: [
+///     .scoped("people[*]", [.split("name", into: ["first_name", "last_name"], separator: " ")]),
+/// ])
+/// ```
+///
+/// ``inverse`` gives the step that undoes it for downgrades, when every rule is reversible.
+public struct MigrationStep: Sendable {
+    /// The version the step migrates from.
+    public var from: Int
+    /// The version the step migrates to; always `from + 1` in a valid chain.
+    public var to: Int
+    /// An optional name shown in reports instead of `v1 → v2`.
+    public var name: String?
+    /// The rules, applied in order.
+    public var rules: [MigrationRule]
+
+    /// Creates a step.
+    ///
+    /// - Parameters:
+    ///   - from: The version the step migrates from.
+    ///   - to: The version it migrates to: `from + 1` (``TypeMigrations/validate()`` and
+    ///     ``MigrationCatalog/init(types:documents:)`` reject anything else).
+    ///   - name: A name for reports.
+    ///   - rules: The rules, applied in order.
+    public init(from: Int, to: Int, name: String? = nil, rules: [MigrationRule]) {
+        self.from = from
+        self.to = to
+        self.name = name
+        self.rules = rules
+    }
+
+    /// The step that undoes this one: from ``to`` back to ``from``, the inverted rules in reverse
+    /// order; `nil` when any rule is irreversible (``irreversibleRule`` names it).
+    ///
+    /// ```swift
+    /// let down = MigrationStep(from: 1, to: 2, rules: [.rename("r", to: "radius")]).inverse
+    /// // from 2 to 1: rename(radius → r)
+    /// ```
+    public var inverse: MigrationStep? {
+        var inverted: [MigrationRule] = []
+        inverted.reserveCapacity(rules.count)
+        for rule in rules.reversed() {
+            guard let inverse = rule.inverse else { return nil }
+            inverted.append(inverse)
+        }
+        return MigrationStep(from: to, to: from, name: name, rules: inverted)
+    }
+
+    /// The first rule (or rule nested in a scoped rule) that has no inverse, or `nil` when the
+    /// step is reversible.
+    public var irreversibleRule: MigrationRule? {
+        rules.lazy.compactMap(\.firstIrreversibleRule).first
+    }
+
+    /// What reports call the step: its ``name``, or `v1 → v2`.
+    public var displayName: String {
+        name ?? "v\(from) → v\(to)"
+    }
+
+    /// `Circle v1 → v2`: the step as errors name it.
+    func label(subject: String) -> String {
+        "\(subject) v\(from) → v\(to)"
+    }
+}

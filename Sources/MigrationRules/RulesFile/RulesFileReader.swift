@@ -1,0 +1,508 @@
+/// Reads the tree of a JSON rules file into chains, strictly: every unknown key, missing key and
+/// value of the wrong kind is an ``ArchiveError/Code/invalidRules`` error at its path inside the
+/// file, naming the accepted spellings.
+struct RulesFileReader {
+    let fileName: String?
+
+    // MARK: Errors
+
+    func invalid(_ message: String, at path: ArchivePath) -> ArchiveError {
+        ArchiveError(.invalidRules, message, path: path, location: ArchiveError.InputLocation(file: fileName))
+    }
+
+    /// A chain error found by validation, placed at the chain's path in the file.
+    func placed(_ error: ArchiveError, under path: ArchivePath) -> ArchiveError {
+        var placed = error.prefixingPath(path)
+        placed.location = ArchiveError.InputLocation(file: fileName)
+        return placed
+    }
+
+    // MARK: The file
+
+    static let topKeys = ["formatVersion", "document", "documents", "types", "comment"]
+
+    func catalog(from tree: ArchiveValue) throws -> MigrationCatalog {
+        let top = try fields(
+            tree, at: .root, what: "a rules file", example: #"{"formatVersion": 1, "types": {…}, "documents": […]}"#,
+            allowed: Self.topKeys)
+        let versionPath = ArchivePath.root.appending("formatVersion")
+        guard let version = try top.int("formatVersion") else {
+            throw invalid(
+                "the rules file has no 'formatVersion'; start it with \"formatVersion\": \(RulesFile.formatVersion)",
+                at: versionPath)
+        }
+        guard version == RulesFile.formatVersion else {
+            throw invalid(
+                "formatVersion \(version) is not supported; this library reads formatVersion \(RulesFile.formatVersion)",
+                at: versionPath)
+        }
+        var documents: [(DocumentMigrations, ArchivePath)] = []
+        if let value = top["document"] {
+            let path = ArchivePath.root.appending("document")
+            documents.append((try document(value, at: path), path))
+        }
+        if let list = try top.array("documents", "a list of documents") {
+            for (index, value) in list.enumerated() {
+                let path = ArchivePath.root.appending("documents").appending(index)
+                documents.append((try document(value, at: path), path))
+            }
+        }
+        var types: [(TypeMigrations, ArchivePath)] = []
+        if let value = top["types"] {
+            let path = ArchivePath.root.appending("types")
+            guard case .dictionary(let entries) = value else {
+                throw invalid(
+                    "'types' must be an object from type names to chains, such as {\"Circle\": {\"currentVersion\": 2, "
+                        + "\"steps\": […]}}; found \(value.kindAndValue)", at: path)
+            }
+            for (name, chain) in entries {
+                types.append((try type(named: name, chain, at: path.appending(name)), path.appending(name)))
+            }
+        }
+        for (chain, path) in types {
+            do { try chain.validate() } catch let error as ArchiveError { throw placed(error, under: path) }
+        }
+        for (chain, path) in documents {
+            do { try chain.validate() } catch let error as ArchiveError { throw placed(error, under: path) }
+        }
+        do {
+            return try MigrationCatalog(types: types.map(\.0), documents: documents.map(\.0))
+        } catch let error as ArchiveError {
+            let path = error.typeName.flatMap { name in types.first { $0.0.typeName == name }?.1 } ?? .root
+            throw placed(error, under: path)
+        }
+    }
+
+    // MARK: Chains
+
+    static let typeKeys = ["currentVersion", "aliases", "unversionedVersion", "steps", "comment"]
+    static let documentKeys = ["name", "versionPath", "currentVersion", "unversionedVersion", "steps", "comment"]
+    static let stepKeys = ["from", "to", "name", "rules", "comment"]
+
+    func type(named name: String, _ value: ArchiveValue, at path: ArchivePath) throws -> TypeMigrations {
+        let chain = try fields(
+            value, at: path, what: "the chain of type \(name)",
+            example: #"{"currentVersion": 2, "aliases": […], "unversionedVersion": 1, "steps": […]}"#,
+            allowed: Self.typeKeys)
+        return TypeMigrations(
+            typeName: name, currentVersion: try chain.requiredInt("currentVersion", "the version the app writes today"),
+            aliases: try chain.strings("aliases", "a list of type names") ?? [],
+            unversionedVersion: try chain.int("unversionedVersion"), steps: try steps(chain))
+    }
+
+    func document(_ value: ArchiveValue, at path: ArchivePath) throws -> DocumentMigrations {
+        let chain = try fields(
+            value, at: path, what: "a document chain",
+            example: #"{"name": "people", "versionPath": "schema_version", "currentVersion": 3, "steps": […]}"#,
+            allowed: Self.documentKeys)
+        guard let name = try chain.string("name", "the document name") else {
+            throw invalid("a document chain needs a 'name'", at: path.appending("name"))
+        }
+        var versionPath: ArchivePath = "documentVersion"
+        if try chain.string("versionPath", "a path of keys such as \"metadata.version\"") != nil {
+            versionPath = try chain.keyPath("versionPath")
+        }
+        return DocumentMigrations(
+            name: name, versionPath: versionPath,
+            currentVersion: try chain.requiredInt("currentVersion", "the version the app writes today"),
+            unversionedVersion: try chain.int("unversionedVersion"), steps: try steps(chain))
+    }
+
+    func steps(_ chain: Fields) throws -> [MigrationStep] {
+        guard let list = try chain.array("steps", "a list of steps") else { return [] }
+        var steps: [MigrationStep] = []
+        for (index, value) in list.enumerated() {
+            let path = chain.path.appending("steps").appending(index)
+            let step = try fields(
+                value, at: path, what: "a step", example: #"{"from": 1, "to": 2, "rules": […]}"#, allowed: Self.stepKeys
+            )
+            let from = try step.requiredInt("from", "the version the step starts at")
+            let to = try step.int("to") ?? from &+ 1
+            let rules = try step.array("rules", "a list of rules") ?? []
+            steps.append(
+                MigrationStep(
+                    from: from, to: to, name: try step.string("name", "a name for reports"),
+                    rules: try rules.enumerated().map { try rule($1, at: path.appending("rules").appending($0)) }))
+        }
+        return steps
+    }
+
+    // MARK: Rules
+
+    /// Each rule keyword with the keys it takes and an example spelling.
+    static let ruleSpellings: [(keyword: String, keys: [String], example: String)] = [
+        ("rename", ["to", "required"], #"{"rename": "old", "to": "new", "required": false}"#),
+        ("add", ["default"], #"{"add": "key", "default": false}"#),
+        ("remove", ["restoring"], #"{"remove": "key", "restoring": 0}"#),
+        (
+            "convert", ["using", "map", "default", "from", "to", "inKey", "with", "key"],
+            #"{"convert": "key", "using": "stringToInt"}"#
+        ),
+        ("move", ["to"], #"{"move": "x", "to": "center.x"}"#),
+        ("nest", ["into"], #"{"nest": ["x", "y"], "into": "center"}"#),
+        ("hoist", ["from"], #"{"hoist": ["x", "y"], "from": "center"}"#),
+        ("wrapInArray", [], #"{"wrapInArray": "key"}"#),
+        ("takeFirst", [], #"{"takeFirst": "key"}"#),
+        ("split", ["into", "separator"], #"{"split": "name", "into": ["first", "last"], "separator": " "}"#),
+        ("merge", ["into", "separator"], #"{"merge": ["first", "last"], "into": "name", "separator": " "}"#),
+        ("renameType", ["to"], #"{"renameType": "OldName", "to": "NewName"}"#),
+        ("scope", ["rules"], #"{"scope": "people[*]", "rules": […]}"#),
+    ]
+
+    static let ruleKeywords = ruleSpellings.map(\.keyword)
+
+    func rule(_ value: ArchiveValue, at path: ArchivePath) throws -> MigrationRule {
+        guard case .dictionary(let entries) = value else {
+            throw invalid(
+                "a rule is an object such as {\"rename\": \"old\", \"to\": \"new\"}; found \(value.kindAndValue)",
+                at: path)
+        }
+        let keywords = entries.keys.filter { Self.ruleKeywords.contains($0) }
+        guard keywords.count == 1, let spelling = Self.ruleSpellings.first(where: { $0.keyword == keywords[0] }) else {
+            if keywords.count > 1 {
+                throw invalid(
+                    "a rule has exactly one rule keyword, and this one has \(keywords.map { "'\($0)'" }.joined(separator: " and "))",
+                    at: path)
+            }
+            let first = entries.keys.first { $0 != "comment" }
+            throw invalid(
+                (first.map { "unknown rule '\($0)'" } ?? "the rule is empty") + "; the rules are "
+                    + Self.ruleKeywords.joined(separator: ", "),
+                at: first.map { path.appending($0) } ?? path)
+        }
+        let rule = Fields(entries: entries, path: path, reader: self)
+        try rule.checkKeys(
+            [spelling.keyword] + spelling.keys + ["comment"],
+            context: "a \(spelling.keyword) rule, spelled \(spelling.example)")
+        let keyword = spelling.keyword
+        switch keyword {
+        case "rename":
+            return .rename(
+                try rule.key(keyword), to: try rule.requiredKey("to", "the new key"),
+                required: try rule.bool("required") ?? false)
+        case "add":
+            guard let value = rule["default"] else {
+                throw invalid("an add rule needs a 'default': \(spelling.example)", at: path.appending("default"))
+            }
+            return .add(try rule.key(keyword), default: value)
+        case "remove":
+            return .remove(try rule.key(keyword), restoring: rule["restoring"])
+        case "convert":
+            return .convert(try rule.key(keyword), try converter(rule))
+        case "move":
+            return .move(try rule.keyPath(keyword), to: try rule.keyPath("to"))
+        case "nest":
+            return .nest(try rule.keys(keyword), into: try rule.requiredKey("into", "the nested dictionary's key"))
+        case "hoist":
+            return .hoist(try rule.keys(keyword), from: try rule.requiredKey("from", "the nested dictionary's key"))
+        case "wrapInArray":
+            return .wrapInArray(try rule.key(keyword))
+        case "takeFirst":
+            return .takeFirst(try rule.key(keyword))
+        case "split":
+            return .split(
+                try rule.key(keyword), into: try rule.keys("into"), separator: try rule.separator())
+        case "merge":
+            return .merge(
+                try rule.keys(keyword), into: try rule.requiredKey("into", "the merged key"),
+                separator: try rule.separator())
+        case "renameType":
+            return .renameType(from: try rule.key(keyword), to: try rule.requiredKey("to", "the new type name"))
+        default:
+            let scope = try rule.path(keyword)
+            guard let list = try rule.array("rules", "a list of rules") else {
+                throw invalid("a scope rule needs 'rules': \(spelling.example)", at: path.appending("rules"))
+            }
+            return .scoped(
+                scope, try list.enumerated().map { try self.rule($1, at: path.appending("rules").appending($0)) })
+        }
+    }
+
+    // MARK: Converters
+
+    /// Each converter name with the extra keys it takes.
+    static let converterSpellings: [(name: String, keys: [String], converter: ValueConverter?)] = [
+        ("stringToInt", [], .stringToInt), ("intToString", [], .intToString),
+        ("stringToDouble", [], .stringToDouble), ("doubleToString", [], .doubleToString),
+        ("stringToBool", [], .stringToBool), ("boolToString", [], .boolToString),
+        ("intToDouble", [], .intToDouble), ("doubleToInt", [], .doubleToInt),
+        ("date", ["from", "to"], nil), ("wrapElements", ["inKey", "with"], nil),
+        ("unwrapElements", ["key", "with"], nil),
+        ("map", ["map", "default"], nil),
+    ]
+
+    static let converterNames = converterSpellings.map(\.name)
+
+    static let dateFormats: [String: ValueConverter.DateFormat] = [
+        "iso8601": .iso8601, "secondsSince1970": .secondsSince1970, "millisecondsSince1970": .millisecondsSince1970,
+        "secondsSinceReferenceDate": .secondsSinceReferenceDate,
+    ]
+
+    func converter(_ rule: Fields) throws -> ValueConverter {
+        let name: String
+        if rule["map"] != nil {
+            name = try rule.string("using", "a converter name") ?? "map"
+            guard name == "map" else {
+                throw invalid(
+                    "a convert rule has either 'using' or 'map'; for a value map leave 'using' out",
+                    at: rule.path.appending("using"))
+            }
+        } else {
+            guard let using = try rule.string("using", "a converter name") else {
+                throw invalid(
+                    "a convert rule needs 'using' (one of \(Self.converterNames.joined(separator: ", "))) or 'map'",
+                    at: rule.path.appending("using"))
+            }
+            name = using
+        }
+        guard let spelling = Self.converterSpellings.first(where: { $0.name == name }) else {
+            throw invalid(
+                "unknown converter '\(name)'; the converters are \(Self.converterNames.joined(separator: ", "))",
+                at: rule.path.appending("using"))
+        }
+        try rule.checkKeys(
+            ["convert", "using", "comment"] + spelling.keys,
+            context: "a convert rule using \(name)")
+        if let converter = spelling.converter { return converter }
+        switch name {
+        case "date":
+            let from = try dateFormat(rule, "from")
+            let to = try dateFormat(rule, "to")
+            switch (from, to) {
+            case (.some(let format), nil): return .date(format: format)
+            case (nil, .some(let format)): return .dateToString(format: format)
+            default:
+                throw invalid(
+                    "a date conversion goes between \"date\" and a format: {\"using\": \"date\", \"from\": \"iso8601\", "
+                        + "\"to\": \"date\"} or the reverse",
+                    at: rule.path.appending("from"))
+            }
+        case "wrapElements":
+            return .wrapElements(
+                inKey: try rule.requiredKey("inKey", "the key each element goes under"),
+                with: try rule.dictionary("with") ?? [:])
+        case "unwrapElements":
+            return .unwrapElements(
+                key: try rule.requiredKey("key", "the key to take"), restoring: try rule.dictionary("with"))
+        default:
+            return try valueMap(rule)
+        }
+    }
+
+    /// A date format under `key`, or `nil` when `key` is `"date"`.
+    private func dateFormat(_ rule: Fields, _ key: String) throws -> ValueConverter.DateFormat? {
+        let path = rule.path.appending(key)
+        let accepted =
+            "\"date\", \(Self.dateFormats.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")) "
+            + "or {\"pattern\": \"yyyy-MM-dd\"}"
+        guard let value = rule[key] else {
+            throw invalid("a date conversion needs '\(key)': \(accepted)", at: path)
+        }
+        switch value {
+        case .string("date"):
+            return nil
+        case .string(let name):
+            guard let format = Self.dateFormats[name] else {
+                throw invalid("unknown date format '\(name)'; the formats are \(accepted)", at: path)
+            }
+            return format
+        case .dictionary(let entries):
+            let fields = Fields(entries: entries, path: path, reader: self)
+            try fields.checkKeys(["pattern"], context: "a date pattern, spelled {\"pattern\": \"yyyy-MM-dd\"}")
+            guard let pattern = try fields.string("pattern", "a date pattern such as \"yyyy-MM-dd\"") else {
+                throw invalid("a date pattern is spelled {\"pattern\": \"yyyy-MM-dd\"}", at: path.appending("pattern"))
+            }
+            let format = ValueConverter.DateFormat.pattern(pattern)
+            do {
+                try format.validate()
+            } catch let error as ArchiveError {
+                throw invalid(error.message, at: path.appending("pattern"))
+            }
+            return format
+        default:
+            throw invalid("'\(key)' must be \(accepted); found \(value.kindAndValue)", at: path)
+        }
+    }
+
+    private func valueMap(_ rule: Fields) throws -> ValueConverter {
+        let path = rule.path.appending("map")
+        var mapping: [ArchiveValue: ArchiveValue] = [:]
+        switch rule["map"] {
+        case .array(let pairs)?:
+            for (index, pair) in pairs.enumerated() {
+                guard case .array(let items) = pair, items.count == 2 else {
+                    throw invalid(
+                        "each entry of a map is a pair [old, new]; found \(pair.kindAndValue)",
+                        at: path.appending(index))
+                }
+                guard mapping.updateValue(items[1], forKey: items[0]) == nil else {
+                    throw invalid("the map has \(items[0].briefDescription) twice", at: path.appending(index))
+                }
+            }
+        case .dictionary(let entries)?:
+            for (key, value) in entries {
+                mapping[.string(key)] = value
+            }
+        case let other?:
+            throw invalid(
+                "'map' must be a list of pairs [[old, new], …] or an object {\"old\": \"new\"}; found \(other.kindAndValue)",
+                at: path)
+        case nil:
+            throw invalid("a value map needs 'map'", at: path)
+        }
+        return .map(mapping, default: rule["default"])
+    }
+
+    // MARK: Fields
+
+    func fields(
+        _ value: ArchiveValue, at path: ArchivePath, what: String, example: String, allowed: [String]
+    ) throws -> Fields {
+        guard case .dictionary(let entries) = value else {
+            throw invalid("\(what) is an object such as \(example); found \(value.kindAndValue)", at: path)
+        }
+        let fields = Fields(entries: entries, path: path, reader: self)
+        try fields.checkKeys(allowed, context: "\(what), spelled \(example)")
+        return fields
+    }
+
+    /// The entries of one object of the rules file, with typed, path-aware accessors.
+    struct Fields {
+        let entries: ArchiveDictionary
+        let path: ArchivePath
+        let reader: RulesFileReader
+
+        subscript(key: String) -> ArchiveValue? { entries[key] }
+
+        func checkKeys(_ allowed: [String], context: String) throws {
+            for key in entries.keys where !allowed.contains(key) {
+                let accepted = allowed.filter { $0 != "comment" }.map { "'\($0)'" }.joined(separator: ", ")
+                throw reader.invalid(
+                    "unknown key '\(key)' in \(context); the keys are \(accepted) (and 'comment')",
+                    at: path.appending(key))
+            }
+        }
+
+        private func mismatch(_ key: String, _ expected: String, _ value: ArchiveValue) -> ArchiveError {
+            reader.invalid("'\(key)' must be \(expected); found \(value.kindAndValue)", at: path.appending(key))
+        }
+
+        func string(_ key: String, _ meaning: String) throws -> String? {
+            guard let value = entries[key] else { return nil }
+            guard case .string(let text) = value else { throw mismatch(key, "a string (\(meaning))", value) }
+            return text
+        }
+
+        func int(_ key: String) throws -> Int? {
+            guard let value = entries[key], !value.isNull else { return nil }
+            switch value {
+            case .int(let number):
+                if let version = Int(exactly: number) { return version }
+            default: break
+            }
+            throw mismatch(key, "an integer", value)
+        }
+
+        func requiredInt(_ key: String, _ meaning: String) throws -> Int {
+            guard let number = try int(key) else {
+                throw reader.invalid("'\(key)' is missing (\(meaning))", at: path.appending(key))
+            }
+            return number
+        }
+
+        func bool(_ key: String) throws -> Bool? {
+            guard let value = entries[key] else { return nil }
+            guard case .bool(let flag) = value else { throw mismatch(key, "true or false", value) }
+            return flag
+        }
+
+        func array(_ key: String, _ meaning: String) throws -> [ArchiveValue]? {
+            guard let value = entries[key] else { return nil }
+            guard case .array(let elements) = value else { throw mismatch(key, meaning, value) }
+            return elements
+        }
+
+        func dictionary(_ key: String) throws -> ArchiveDictionary? {
+            guard let value = entries[key] else { return nil }
+            guard case .dictionary(let entries) = value else { throw mismatch(key, "an object", value) }
+            return entries
+        }
+
+        func strings(_ key: String, _ meaning: String) throws -> [String]? {
+            guard let elements = try array(key, meaning) else { return nil }
+            return try elements.enumerated().map { index, element in
+                guard case .string(let text) = element else {
+                    throw reader.invalid(
+                        "'\(key)' must be \(meaning); element \(index) is \(element.kindAndValue)",
+                        at: path.appending(key).appending(index))
+                }
+                return text
+            }
+        }
+
+        /// A non-empty key under `key` (the rule keyword's operand).
+        func key(_ key: String) throws -> String {
+            try requiredKey(key, "a key")
+        }
+
+        func requiredKey(_ key: String, _ meaning: String) throws -> String {
+            guard let text = try string(key, meaning) else {
+                throw reader.invalid("'\(key)' is missing (\(meaning))", at: path.appending(key))
+            }
+            guard !text.isEmpty else { throw reader.invalid("'\(key)' is empty", at: path.appending(key)) }
+            return text
+        }
+
+        /// A non-empty list of distinct, non-empty keys.
+        func keys(_ key: String) throws -> [String] {
+            guard let keys = try strings(key, "a list of keys") else {
+                throw reader.invalid("'\(key)' is missing (a list of keys)", at: path.appending(key))
+            }
+            guard !keys.isEmpty else { throw reader.invalid("'\(key)' is an empty list", at: path.appending(key)) }
+            for (index, name) in keys.enumerated() {
+                if name.isEmpty {
+                    throw reader.invalid("key \(index) is empty", at: path.appending(key).appending(index))
+                }
+                if keys[..<index].contains(name) {
+                    throw reader.invalid("'\(name)' is listed twice", at: path.appending(key).appending(index))
+                }
+            }
+            return keys
+        }
+
+        func separator() throws -> String {
+            guard let text = try string("separator", "the text between the parts") else {
+                throw reader.invalid(
+                    "'separator' is missing (the text between the parts)", at: path.appending("separator"))
+            }
+            guard !text.isEmpty else { throw reader.invalid("'separator' is empty", at: path.appending("separator")) }
+            return text
+        }
+
+        /// A path (`people[*].name`) under `key`.
+        func path(_ key: String) throws -> ArchivePath {
+            let text = try string(key, "a path such as \"people[*]\"") ?? ""
+            do {
+                return try ArchivePath(parsing: text)
+            } catch let error as ArchiveError {
+                throw reader.invalid(error.message, at: path.appending(key))
+            }
+        }
+
+        /// A path of keys only (`center.x`) under `key`.
+        func keyPath(_ key: String) throws -> ArchivePath {
+            guard entries[key] != nil else {
+                throw reader.invalid(
+                    "'\(key)' is missing (a path of keys such as \"center.x\")", at: path.appending(key))
+            }
+            let parsed = try path(key)
+            guard !parsed.isRoot, !parsed.components.contains(where: { if case .key = $0 { false } else { true } })
+            else {
+                throw reader.invalid(
+                    "'\(parsed)' must be one or more keys such as \"center.x\" (no indices or wildcards)",
+                    at: path.appending(key))
+            }
+            return parsed
+        }
+    }
+}
