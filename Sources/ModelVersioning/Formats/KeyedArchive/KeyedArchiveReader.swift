@@ -254,7 +254,7 @@ struct KeyedArchiveReader {
         if top.count == 1, top[0].key == "root" {
             return try value(top[0].value, at: Site(entry: -1, key: "root"), depth: 0)
         }
-        guard 0 < limits.maxDepth else { throw depthError(Site(entry: -1, key: top.first?.key ?? "")) }
+        guard 0 < limits.maxDepth else { throw depthError(at: [.key("$top")]) }
         if let order = Self.unkeyedOrder(top) {
             var elements: [ArchiveValue] = []
             elements.reserveCapacity(order.count)
@@ -309,9 +309,11 @@ struct KeyedArchiveReader {
 
     // MARK: - Keys
 
-    /// The archiver's spelling of a key: one more `$` in front of a key that starts with `$`.
+    /// The archiver's spelling of a key: one more `$` in front of a key that starts with `$`,
+    /// except the generated keys of unkeyed values (`$0`, `$1`, …), which are never escaped.
     static func escape(_ key: String) -> String {
-        key.utf8.first == UInt8(ascii: "$") ? "$" + key : key
+        guard key.utf8.first == UInt8(ascii: "$"), generatedKeyNumber(key) == nil else { return key }
+        return "$" + key
     }
 
     /// A key as the app encoded it: `$$key` → `$key`; `$class` and generated keys stay.
@@ -331,7 +333,7 @@ struct KeyedArchiveReader {
         case .reference(let uid):
             return try resolve(uid.rawValue, at: site, depth: depth)
         case .array(let elements):
-            guard depth < limits.maxDepth else { throw depthError(site) }
+            guard depth < limits.maxDepth else { throw depthError(at: site.path) }
             var result: [ArchiveValue] = []
             result.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
@@ -342,7 +344,7 @@ struct KeyedArchiveReader {
             try countNode()
             return .array(result)
         case .dictionary(let dictionary):
-            guard depth < limits.maxDepth else { throw depthError(site) }
+            guard depth < limits.maxDepth else { throw depthError(at: site.path) }
             var result = ArchiveDictionary(minimumCapacity: dictionary.count)
             for (key, element) in dictionary {
                 result.appendUnchecked(try self.value(element, at: site, depth: depth + 1), forKey: key)
@@ -410,7 +412,7 @@ struct KeyedArchiveReader {
                     .malformedInput, "the \(classes[classIndex].name) refers to itself",
                     path: [.key("$objects"), .index(uid)])
             }
-            guard depth < limits.maxDepth else { throw depthError(Site(entry: uid, key: "$class")) }
+            guard depth < limits.maxDepth else { throw depthError(at: [.key("$objects"), .index(uid)]) }
             let previous = visits[uid]
             visits[uid] = .readingValue
             let value = try foundationValue(uid, entry, kind: classes[classIndex].kind, depth: depth)
@@ -466,7 +468,7 @@ struct KeyedArchiveReader {
             try countNode()
             return .reference(ArchiveObjectID(uid))
         }
-        guard depth < limits.maxDepth else { throw depthError(Site(entry: uid, key: "$class")) }
+        guard depth < limits.maxDepth else { throw depthError(at: [.key("$objects"), .index(uid)]) }
         visits[uid] = .identified
         identifiedCount += 1
         let info = classes[classIndex]
@@ -521,7 +523,7 @@ struct KeyedArchiveReader {
         default:
             break
         }
-        guard depth < limits.maxDepth else { throw depthError(Site(entry: uid, key: "$class")) }
+        guard depth < limits.maxDepth else { throw depthError(at: [.key("$objects"), .index(uid)]) }
         let isReexpansion = previous != .unvisited
         if isReexpansion { reexpanding += 1 }
         visits[uid] = .expanding
@@ -642,9 +644,15 @@ struct KeyedArchiveReader {
             throw ArchiveError(.malformedInput, "the object has no '\(key)'", path: [.key("$objects"), .index(uid)])
         }
         let number = try scalar(stored, at: Site(entry: uid, key: key))
-        guard let count = number.int64Value, count >= 0, count <= Int64(limits.maxCollectionCount) else {
+        guard let count = number.int64Value, count >= 0 else {
             throw ArchiveError(
-                .malformedInput, "'\(key)' must be a count from 0 to \(limits.maxCollectionCount), not \(number)",
+                .malformedInput, "'\(key)' must be a non-negative integer, not \(number)",
+                path: [.key("$objects"), .index(uid), .key(key)])
+        }
+        guard count <= Int64(limits.maxCollectionCount) else {
+            throw ArchiveError.limitExceeded(
+                .collectionCount,
+                "'\(key)' is \(count), more than the limit of \(limits.maxCollectionCount) elements",
                 path: [.key("$objects"), .index(uid), .key(key)])
         }
         return Int(count)
@@ -713,9 +721,9 @@ struct KeyedArchiveReader {
 
     // MARK: - Errors and counting
 
-    func depthError(_ site: Site) -> ArchiveError {
+    func depthError(at path: ArchivePath) -> ArchiveError {
         ArchiveError.limitExceeded(
-            .depth, "the objects are nested deeper than the limit of \(limits.maxDepth)", path: site.path)
+            .depth, "the objects are nested deeper than the limit of \(limits.maxDepth)", path: path)
     }
 
     /// Counts written nodes against ``ArchiveLimits/maxObjectCount`` and, while a collection

@@ -302,7 +302,7 @@ struct KeyedArchiveWriter {
                     }
                     entry.appendUnchecked(.array(references), forKey: key)
                 } else {
-                    entry.appendUnchecked(try field(value, depth: depth + 1), forKey: Self.escapeField(key))
+                    entry.appendUnchecked(try field(value, depth: depth + 1), forKey: KeyedArchiveReader.escape(key))
                 }
             } catch let error as ArchiveError {
                 throw error.prefixingPath([.key(key)])
@@ -330,15 +330,6 @@ struct KeyedArchiveWriter {
             }
         }
         return .reference(ArchiveObjectID(try reference(to: value, depth: depth, inCollection: false)))
-    }
-
-    /// A field key as NSKeyedArchiver writes it: one more `$` in front of a leading `$`, except
-    /// for the generated keys of unkeyed values (`$0`, `$1`, …).
-    static func escapeField(_ key: String) -> String {
-        guard key.utf8.first == UInt8(ascii: "$"), KeyedArchiveReader.generatedKeyNumber(key) == nil else {
-            return key
-        }
-        return "$" + key
     }
 
     private mutating func number(_ key: NumberKey, _ value: ArchiveValue) -> Int {
