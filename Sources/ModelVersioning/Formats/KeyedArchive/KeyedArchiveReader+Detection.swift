@@ -9,7 +9,7 @@ extension KeyedArchiveReader {
     /// A guess for ``ArchiveFormat/detect(_:)``: reading confirms it.
     static func looksLikeKeyedArchive(_ data: Data) -> Bool {
         if data.starts(with: "bplist00".utf8) {
-            return binaryTopHasArchiver([UInt8](data))
+            return binaryTopHasArchiver(data)
         }
         let prefix = [UInt8](data.prefix(4096))
         guard let dict = firstRange(of: Array("<dict>".utf8), in: prefix[...]),
@@ -31,53 +31,59 @@ extension KeyedArchiveReader {
     }
 
     /// Follows the trailer of a binary property list to its top object's keys, checking every
-    /// offset; `false` for anything unexpected.
-    private static func binaryTopHasArchiver(_ bytes: [UInt8]) -> Bool {
-        guard bytes.count >= 8 + 1 + 32 else { return false }
-        let trailer = bytes.count - 32
-        let offsetSize = Int(bytes[trailer + 6])
-        let referenceSize = Int(bytes[trailer + 7])
+    /// offset; `false` for anything unexpected. Reads only the bytes it needs (no copy of the
+    /// whole input).
+    private static func binaryTopHasArchiver(_ data: Data) -> Bool {
+        let base = data.startIndex
+        let size = data.count
+        func byte(_ position: Int) -> UInt8 { data[base + position] }
+        func unsigned(at position: Int, size: Int) -> UInt64 {
+            var value: UInt64 = 0
+            for index in position..<position + size {
+                value = value << 8 | UInt64(byte(index))
+            }
+            return value
+        }
+        guard size >= 8 + 1 + 32 else { return false }
+        let trailer = size - 32
+        let offsetSize = Int(byte(trailer + 6))
+        let referenceSize = Int(byte(trailer + 7))
         guard (1...8).contains(offsetSize), (1...8).contains(referenceSize) else { return false }
-        let count = unsigned(bytes, at: trailer + 8, size: 8)
-        let top = unsigned(bytes, at: trailer + 16, size: 8)
-        let tableOffset = unsigned(bytes, at: trailer + 24, size: 8)
+        let count = unsigned(at: trailer + 8, size: 8)
+        let top = unsigned(at: trailer + 16, size: 8)
+        let tableOffset = unsigned(at: trailer + 24, size: 8)
         guard top < count, tableOffset >= 9, tableOffset < UInt64(trailer),
             count <= (UInt64(trailer) - tableOffset) / UInt64(offsetSize)
         else { return false }
+        let tableStart = Int(tableOffset)
+        // The offset table lies inside the file, so these conversions and products are exact.
         func offset(of object: UInt64) -> Int? {
             guard object < count else { return nil }
-            let entry = Int(tableOffset) + Int(object) * offsetSize
-            let value = unsigned(bytes, at: entry, size: offsetSize)
+            let value = unsigned(at: tableStart + Int(object) * offsetSize, size: offsetSize)
             return value >= 8 && value < tableOffset ? Int(value) : nil
         }
-        guard let start = offset(of: top), bytes[start] >> 4 == 0xD else { return false }
-        var keyCount = Int(bytes[start] & 0x0F)
+        guard let start = offset(of: top), byte(start) >> 4 == 0xD else { return false }
+        var keyCount = Int(byte(start) & 0x0F)
         var references = start + 1
         if keyCount == 0x0F {
-            guard references < Int(tableOffset), bytes[references] >> 4 == 0x1 else { return false }
-            let size = 1 << Int(bytes[references] & 0x0F)
-            guard size <= 8, references + 1 + size <= Int(tableOffset) else { return false }
-            keyCount = Int(clamping: unsigned(bytes, at: references + 1, size: size))
-            references += 1 + size
+            guard references < tableStart, byte(references) >> 4 == 0x1 else { return false }
+            let lengthSize = 1 << Int(byte(references) & 0x0F)
+            guard lengthSize <= 8, references + 1 + lengthSize <= tableStart else { return false }
+            keyCount = Int(clamping: unsigned(at: references + 1, size: lengthSize))
+            references += 1 + lengthSize
         }
         let archiver = Array("$archiver".utf8)
         for index in 0..<min(keyCount, 16) {
             let position = references + index * referenceSize
-            guard position + referenceSize <= Int(tableOffset),
-                let key = offset(of: unsigned(bytes, at: position, size: referenceSize))
+            guard position + referenceSize <= tableStart,
+                let key = offset(of: unsigned(at: position, size: referenceSize))
             else { return false }
-            if bytes[key] == 0x59, key + 10 <= Int(tableOffset), bytes[key + 1..<key + 10].elementsEqual(archiver) {
+            if byte(key) == 0x59, key + 10 <= tableStart,
+                (0..<9).allSatisfy({ byte(key + 1 + $0) == archiver[$0] })
+            {
                 return true
             }
         }
         return false
-    }
-
-    private static func unsigned(_ bytes: [UInt8], at position: Int, size: Int) -> UInt64 {
-        var value: UInt64 = 0
-        for index in position..<position + size {
-            value = value << 8 | UInt64(bytes[index])
-        }
-        return value
     }
 }
