@@ -28,7 +28,8 @@ public struct ArchiveDecoder: Sendable {
         self.options = options
     }
 
-    /// Reads `data` (JSON or a property list, detected) and decodes a `T` from its root.
+    /// Reads `data` (JSON, a property list or an NSKeyedArchiver archive, detected) and decodes a
+    /// `T` from its root.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         let (tree, _) = try ArchiveFormat.read(data, options: ArchiveReadingOptions(limits: options.limits))
         return try decode(T.self, fromTree: tree)

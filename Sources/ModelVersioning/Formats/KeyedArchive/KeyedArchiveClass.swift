@@ -59,7 +59,7 @@ struct KeyedArchiveClass {
     /// - Parameters:
     ///   - entry: The `$objects` entry the `$class` UID points to.
     ///   - path: Where the entry is (`$objects[7]`), for errors.
-    /// - Throws: ``ArchiveError`` (``ArchiveError/Code/malformedInput``) when the entry is not a
+    /// - Throws: `ArchiveError` (`ArchiveError.Code.malformedInput`) when the entry is not a
     ///   dictionary, has no non-empty string `$classname`, or has a `$classes` or `$classhints`
     ///   that is not an array of strings.
     init(entry: ArchiveValue, path: ArchivePath) throws {

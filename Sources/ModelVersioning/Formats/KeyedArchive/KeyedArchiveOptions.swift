@@ -26,7 +26,7 @@ public struct KeyedArchiveOptions: Sendable, Hashable {
     /// under, `root` when `nil` (what `archivedData(withRootObject:)` writes).
     public var rootKey: String?
 
-    /// Whether the writer stores each object's ``ArchiveObject/version`` under `MTLModelVersion`
+    /// Whether the writer stores each object's `ArchiveObject.version` under `MTLModelVersion`
     /// as an `NSNumber` object, as Mantle's `MTLModel` does. The reader always takes
     /// `MTLModelVersion` as the object's version. Defaults to `false`.
     public var writesModelVersion: Bool

@@ -2,7 +2,7 @@ import Foundation
 
 /// Reads an NSKeyedArchiver archive (a binary or XML property list) into an archive tree,
 /// without Foundation's unarchiver: every part is validated and every resource is bounded by
-/// ``ArchiveLimits``.
+/// `ArchiveLimits`.
 ///
 /// ```swift
 /// let root = try KeyedArchiveReader.read(data, options: ArchiveReadingOptions(limits: .untrusted))
@@ -17,35 +17,35 @@ import Foundation
 ///
 /// | archived | tree |
 /// |---|---|
-/// | inline string, NSString/NSMutableString (`NS.string`) | ``ArchiveValue/string(_:)`` |
-/// | inline number or Boolean | ``ArchiveValue/int(_:)``, ``ArchiveValue/uint(_:)``, ``ArchiveValue/double(_:)``, ``ArchiveValue/bool(_:)`` |
-/// | inline data, NSData/NSMutableData (`NS.data`) | ``ArchiveValue/data(_:)`` |
-/// | NSDate (`NS.time`) | ``ArchiveValue/date(_:)`` |
-/// | NSArray, NSSet, NSOrderedSet, NSCountedSet (and mutable forms) | ``ArchiveValue/array(_:)`` (a counted set repeats each object by its count) |
-/// | NSDictionary, NSMutableDictionary with string keys | ``ArchiveValue/dictionary(_:)`` |
+/// | inline string, NSString/NSMutableString (`NS.string`) | `ArchiveValue.string(_:)` |
+/// | inline number or Boolean | `ArchiveValue.int(_:)`, `ArchiveValue.uint(_:)`, `ArchiveValue.double(_:)`, `ArchiveValue.bool(_:)` |
+/// | inline data, NSData/NSMutableData (`NS.data`) | `ArchiveValue.data(_:)` |
+/// | NSDate (`NS.time`) | `ArchiveValue.date(_:)` |
+/// | NSArray, NSSet, NSOrderedSet, NSCountedSet (and mutable forms) | `ArchiveValue.array(_:)` (a counted set repeats each object by its count) |
+/// | NSDictionary, NSMutableDictionary with string keys | `ArchiveValue.dictionary(_:)` |
 /// | NSURL (`NS.base`, `NS.relative`) | the absolute URL as a string |
 /// | NSUUID (`NS.uuidbytes`) | the uppercase UUID string |
-/// | NSNull, UID 0, a `"$null"` entry | ``ArchiveValue/null`` |
+/// | NSNull, UID 0, a `"$null"` entry | `ArchiveValue.null` |
 /// | NSValue holding a range, point, size, rectangle or edge insets | a dictionary: `location`/`length`, `x`/`y`, `width`/`height`, `x`/`y`/`width`/`height`, `top`/`left`/`bottom`/`right` |
-/// | any other class | ``ArchiveValue/object(_:)``: the class name, `$classes` after the class itself (none when it is only `NSObject`), `MTLModelVersion` as the version, the other keys as fields |
+/// | any other class | `ArchiveValue.object(_:)`: the class name, `$classes` after the class itself (none when it is only `NSObject`), `MTLModelVersion` as the version, the other keys as fields |
 ///
 /// A field key the archiver escaped (`$$key`, for a key that starts with `$`) is unescaped;
 /// unkeyed values keep their generated keys `$0`, `$1`, ….
 ///
 /// Identity: an object (any class of the last row) reached more than once — shared, or part of
 /// a cycle — is written in full where the depth-first walk meets it first, with its UID as its
-/// ``ArchiveObject/id``; every later use is a ``ArchiveValue/reference(_:)`` to that UID.
+/// `ArchiveObject.id`; every later use is a `ArchiveValue.reference(_:)` to that UID.
 /// Foundation collections and values have no identity in the tree: each use expands them
 /// again, and every node copied that way counts against
-/// ``ArchiveLimits/maxReferencesExpanded``. A collection that contains itself through other
+/// `ArchiveLimits.maxReferencesExpanded`. A collection that contains itself through other
 /// collections only (an NSMutableArray holding itself) cannot be expanded; it stays an object
 /// of its class with its `NS.objects` (and `NS.keys`) fields and an identity, so the cycle
 /// becomes a reference. An NSDictionary whose keys are not all strings stays such an object
 /// too.
 ///
-/// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/malformedInput`` naming what is wrong
+/// - Throws: `ArchiveError` with code `ArchiveError.Code.malformedInput` naming what is wrong
 ///   and where in the archive (`$objects[12]["NS.keys"][3]`), or
-///   ``ArchiveError/Code/limitExceeded`` naming the limit.
+///   `ArchiveError.Code.limitExceeded` naming the limit.
 struct KeyedArchiveReader {
     /// Reads an archive from bytes.
     static func read(_ data: Data, options: ArchiveReadingOptions) throws -> ArchiveValue {
@@ -171,7 +171,7 @@ struct KeyedArchiveReader {
     /// while it is being expanded, before the collections on cycles are known.
     struct CollectionCycle: Error {}
 
-    /// Where a UID or value sits in the archive, turned into an ``ArchivePath`` only for errors.
+    /// Where a UID or value sits in the archive, turned into an `ArchivePath` only for errors.
     struct Site {
         /// The `$objects` index of the entry holding it; -1 for `$top`.
         var entry: Int
@@ -610,7 +610,7 @@ struct KeyedArchiveReader {
 
     /// An NSCountedSet: each of its `NS.count` objects (`NS.object<i>`) repeated `NS.count<i>`
     /// times. Repetitions after the first count against
-    /// ``ArchiveLimits/maxReferencesExpanded``.
+    /// `ArchiveLimits.maxReferencesExpanded`.
     private mutating func countedSet(_ uid: Int, _ entry: ArchiveDictionary, depth: Int) throws -> [ArchiveValue] {
         let distinct = try count(entry, key: "NS.count", uid: uid, depth: depth)
         var elements: [ArchiveValue] = []
@@ -726,8 +726,8 @@ struct KeyedArchiveReader {
             .depth, "the objects are nested deeper than the limit of \(limits.maxDepth)", path: path)
     }
 
-    /// Counts written nodes against ``ArchiveLimits/maxObjectCount`` and, while a collection
-    /// is expanded again, against ``ArchiveLimits/maxReferencesExpanded``.
+    /// Counts written nodes against `ArchiveLimits.maxObjectCount` and, while a collection
+    /// is expanded again, against `ArchiveLimits.maxReferencesExpanded`.
     @inline(__always)
     mutating func countNode(_ nodes: Int = 1) throws {
         nodeCount &+= nodes

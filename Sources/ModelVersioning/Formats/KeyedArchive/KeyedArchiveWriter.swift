@@ -17,7 +17,7 @@ import Foundation
 /// | array | an NSArray (`NS.objects`) |
 /// | dictionary | an NSDictionary (`NS.keys`, `NS.objects`) |
 /// | null | UID 0 (nil) in an object's field or at the root; an NSNull inside arrays and dictionaries, which cannot hold nil |
-/// | object | an object of class ``ArchiveObject/typeName`` with `$classes` = type name + ``ArchiveObject/superclassNames`` (+ `NSObject` when that is empty); its fields under their keys (a key that starts with `$` gets one more `$`, as NSKeyedArchiver escapes it; generated keys `$0`, `$1`, … stay) |
+/// | object | an object of class `ArchiveObject.typeName` with `$classes` = type name + `ArchiveObject.superclassNames` (+ `NSObject` when that is empty); its fields under their keys (a key that starts with `$` gets one more `$`, as NSKeyedArchiver escapes it; generated keys `$0`, `$1`, … stay) |
 /// | reference | the UID of the object with that identity |
 ///
 /// In an object's fields, numbers and Booleans are stored inline (as `encodeInteger:forKey:`
@@ -27,17 +27,17 @@ import Foundation
 /// collection class (how the reader keeps a collection that contains itself) has its
 /// `NS.objects` and `NS.keys` arrays written inline, as NSKeyedArchiver writes them.
 ///
-/// Identities: every object with an ``ArchiveObject/id`` is written once, wherever the first
+/// Identities: every object with an `ArchiveObject.id` is written once, wherever the first
 /// reference to it or the object itself appears. When the identities are small enough (at most
 /// the number of values in the tree, as they are in trees the reader produces), an object's
 /// identity is its UID, so reading the archive back gives the same identities; otherwise they
 /// are numbered in order of appearance.
 ///
-/// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/unresolvedReference`` for a
-///   reference to an identity no object has, ``ArchiveError/Code/invalidValue`` for two objects
+/// - Throws: `ArchiveError` with code `ArchiveError.Code.unresolvedReference` for a
+///   reference to an identity no object has, `ArchiveError.Code.invalidValue` for two objects
 ///   with the same identity, a non-finite date or a field named `MTLModelVersion` (the reader
-///   takes that key as the version), ``ArchiveError/Code/limitExceeded`` for nesting deeper
-///   than ``ArchiveLimits/maxDepth``; each with the path of the value.
+///   takes that key as the version), `ArchiveError.Code.limitExceeded` for nesting deeper
+///   than `ArchiveLimits.maxDepth`; each with the path of the value.
 struct KeyedArchiveWriter {
     static func write(_ value: ArchiveValue, options: ArchiveWritingOptions) throws -> Data {
         var scan = IdentityScan(maxDepth: options.limits.maxDepth)
