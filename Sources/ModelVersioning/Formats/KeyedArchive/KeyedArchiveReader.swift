@@ -43,6 +43,12 @@ import Foundation
 /// becomes a reference. An NSDictionary whose keys are not all strings stays such an object
 /// too.
 ///
+/// The walk starts at `$top` and validates what it follows: every UID it meets must be in range,
+/// every `$class` must lead to a valid class entry. Entries nothing refers to are not read. Time
+/// is linear in the archive plus the copies counted against
+/// `ArchiveLimits.maxReferencesExpanded`; when a collection turns out to contain itself, the
+/// collections on cycles are found (Tarjan, linear) and the walk starts over once.
+///
 /// - Throws: `ArchiveError` with code `ArchiveError.Code.malformedInput` naming what is wrong
 ///   and where in the archive (`$objects[12]["NS.keys"][3]`), or
 ///   `ArchiveError.Code.limitExceeded` naming the limit.
