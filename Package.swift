@@ -18,13 +18,18 @@ let package = Package(
         .library(name: "MigrationRules", targets: ["MigrationRules"]),
         .library(name: "ArchiveMigrateKit", targets: ["ArchiveMigrateKit"]),
         .executable(name: "archive-migrate", targets: ["archive-migrate"]),
+        .executable(name: "archive-bench", targets: ["archive-bench"]),
     ],
     targets: [
         .target(name: "MigrationRules"),
         .target(name: "ModelVersioning", dependencies: ["MigrationRules"]),
         .target(name: "ArchiveMigrateKit", dependencies: ["ModelVersioning"]),
         .executableTarget(name: "archive-migrate", dependencies: ["ArchiveMigrateKit"]),
-        .testTarget(name: "MigrationTests", dependencies: ["ModelVersioning", "MigrationRules", "ArchiveMigrateKit"]),
+        .executableTarget(name: "archive-bench", dependencies: ["ModelVersioning"], path: "Benchmarks/archive-bench"),
+        .testTarget(
+            name: "MigrationTests",
+            // The command-line tool is a dependency so that it is built for the tests that run it.
+            dependencies: ["ModelVersioning", "MigrationRules", "ArchiveMigrateKit", "archive-migrate"]),
     ],
     swiftLanguageModes: [.v6]
 )

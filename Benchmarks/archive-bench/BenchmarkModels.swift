@@ -21,7 +21,7 @@ struct BenchShape: VersionedModel, Equatable {
     static let archiveTypeName = "Shape"
     static let modelVersion = 4
     /// v1 {name, x, y} → v2 rename name → title → v3 nest x, y into center → v4 add visible.
-    static let chain: [MigrationStep] = [
+    static let migrationSteps: [MigrationStep] = [
         MigrationStep(from: 1, to: 2, rules: [.rename("name", to: "title")]),
         MigrationStep(from: 2, to: 3, rules: [.nest(["x", "y"], into: "center")]),
         MigrationStep(from: 3, to: 4, rules: [.add("visible", default: true)]),

@@ -1,3 +1,5 @@
-import ModelVersioning
+// The stand-alone tool: works from rules files, without an app's models.
+// An app builds the same tool with its own models in three lines (see ArchiveMigrateKit).
+import ArchiveMigrateKit
 
-print("archive-migrate: not yet implemented")
+ArchiveMigrate.main()

@@ -37,6 +37,7 @@
         var count: Int
 
         static let archiveTypeAliases = ["MigrationTests.LegacyNote"]
+        static let unversionedVersion: Int? = 1
     }
 
     @Suite("Keyed archives: Foundation round trips (Linux)")

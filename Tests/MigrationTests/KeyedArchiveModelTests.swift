@@ -9,14 +9,25 @@ struct Dummy: VersionedModel, Equatable {
 
     static let archiveTypeName = "Dummy"
     static let archiveTypeAliases = ["TestDummy", "generate_reference_data.TestDummy"]
+    static let unversionedVersion: Int? = 1
 }
 
-/// Mantle's own test model, as an app that moved to Codable declares it today.
+/// Mantle's own test model, as an app that moved to Codable declares it today, with Mantle's own
+/// pre-0.3 upgrade (`MTLTestModel` read an archived `externalRepresentation`) as its step.
 struct MTLTestModel: VersionedModel, Equatable {
     var name: String
     var count: Int
     var nestedName: String
 
+    static let modelVersion = 1
+    static let migrationSteps = [KeyedArchiveModelTests.externalRepresentationStep]
+}
+
+/// The same model without the step: version 0 archives cannot be read.
+struct MTLTestModelWithoutMigrations: VersionedModel {
+    var name: String
+
+    static let archiveTypeName = "MTLTestModel"
     static let modelVersion = 1
 }
 
@@ -90,7 +101,7 @@ struct KeyedArchiveModelTests {
             Issue.record("unexpected tree \(tree)")
             return
         }
-        shapes[1] = .object(ArchiveObject(typeName: "Hexagon", version: nil, fields: ["side": 2]))
+        shapes[1] = try ArchiveEncoder().encodeValue(Hexagon(side: 2))
         root["shapes"] = .array(shapes)
         let substituted = try ArchiveFormat.keyedArchive.write(.object(root))
         #expect(ArchiveFormat.detect(substituted) == .keyedArchive)
@@ -166,13 +177,17 @@ struct KeyedArchiveModelTests {
         #expect(tree == current, "\(report)")
         #expect(tree.objectValue?.version == 1)
 
-        let model = try ArchiveDecoder().decode(MTLTestModel.self, fromTree: tree)
+        // The model declares the step: the decoder upgrades the archive before decoding it.
+        let registry = try ModelRegistry([MTLTestModel.self])
+        let model = try ArchiveDecoder(registry: registry).decode(
+            MTLTestModel.self, from: Self.data("mantle/mtl-test-model-v0-external-representation.plist"))
         #expect(model == MTLTestModel(name: "foobar", count: 5, nestedName: "bar"))
 
-        // Without the migration, the decoder refuses the old version by code.
+        // Without the step, the decoder refuses the old version by code.
         let error = try #require(throws: ArchiveError.self) {
-            try ArchiveDecoder().decode(
-                MTLTestModel.self, from: Self.data("mantle/mtl-test-model-v0-external-representation.plist"))
+            try ArchiveDecoder(registry: try ModelRegistry([MTLTestModelWithoutMigrations.self])).decode(
+                MTLTestModelWithoutMigrations.self,
+                from: Self.data("mantle/mtl-test-model-v0-external-representation.plist"))
         }
         #expect(error.code == .missingMigration && error.archivedVersion == 0)
     }

@@ -700,4 +700,5 @@ final class CircularFoo: VersionedModel {
     @WeakReference var recursive: CircularFoo?
 
     static let archiveTypeName = "crap.Foo"
+    static let unversionedVersion: Int? = 1
 }

@@ -115,7 +115,7 @@ struct KeyedArchiveWriterTests {
         #expect(try Self.read(data) == tree)
     }
 
-    @Test("objects: class entries shared, NSObject closing an empty chain, keys escaped, nil as UID 0")
+    @Test("objects: class entries shared, NSObject closing an empty chain, keys escaped, nil as UID 0, versions")
     func objectsOnDisk() throws {
         let tree: ArchiveValue = [
             .object(ArchiveObject(typeName: "Circle", version: 2, fields: ["radius": 1.5, "$class": "mine", "$0": 1])),
@@ -148,9 +148,16 @@ struct KeyedArchiveWriterTests {
         #expect(first["$0"] == 1)
         #expect(second["$$$x"] == true)
         #expect(second["label"] == .reference(ArchiveObjectID(0)))
-        #expect(second["MTLModelVersion"] == nil)  // versions only when asked for
+        // The version under MTLModelVersion, as an NSNumber object; none for an object without.
+        #expect(try Self.entry(second["MTLModelVersion"], in: objects) == 2)
+        #expect(third["MTLModelVersion"] == nil)
+        #expect(Self.difference(try Self.read(data), tree) == nil)
 
-        // Reading back: versions were not written; keys are unescaped.
+        // Without versions, the objects hold exactly their fields; keys are unescaped on reading.
+        let unversioned = try Self.write(tree, KeyedArchiveOptions(writesModelVersion: false))
+        let (plainObjects, plainTop) = try Self.table(unversioned)
+        let plainElements = try #require(try Self.entry(plainTop["root"], in: plainObjects)["NS.objects"]?.arrayValue)
+        #expect(try Self.entry(plainElements[1], in: plainObjects)["MTLModelVersion"] == nil)
         let expected: ArchiveValue = [
             .object(
                 ArchiveObject(typeName: "Circle", version: nil, fields: ["radius": 1.5, "$class": "mine", "$0": 1])),
@@ -160,7 +167,7 @@ struct KeyedArchiveWriterTests {
             .object(
                 ArchiveObject(typeName: "MyApp.Square", version: nil, superclassNames: ["MyApp.Shape", "NSObject"])),
         ]
-        #expect(Self.difference(try Self.read(data), expected) == nil)
+        #expect(Self.difference(try Self.read(unversioned), expected) == nil)
     }
 
     @Test("Mantle: the version under MTLModelVersion and numbers as NSNumber objects")
@@ -305,8 +312,11 @@ struct KeyedArchiveWriterTests {
     @Test(
         "random rich trees read back identical: shared objects, cycles, non-ASCII keys, extreme numbers",
         arguments: [
-            ("default", KeyedArchiveOptions.default, false), ("mantle", .mantle, true),
-            ("numbers as objects", KeyedArchiveOptions(writesNumbersAsObjects: true), false),
+            ("default", KeyedArchiveOptions.default, true), ("mantle", .mantle, true),
+            (
+                "no versions, numbers as objects",
+                KeyedArchiveOptions(writesModelVersion: false, writesNumbersAsObjects: true), false
+            ),
         ])
     func randomRoundTrips(_ name: String, _ options: KeyedArchiveOptions, _ withVersions: Bool) throws {
         var generator = RichTreeGenerator(seed: 0x6B65_7965_64, withVersions: withVersions)
@@ -404,7 +414,9 @@ struct RichTreeGenerator {
         case 3: return ArchiveValue(pick([UInt64.max, UInt64(Int64.max) + 1, random.next()]))
         case 4:
             let bits = Double(bitPattern: random.next())
-            let choices: [Double] = [0.1, -0.0, .nan, .infinity, -.infinity, 1e300, 5e-324, bits.isFinite ? bits : 2.5]
+            let choices: [Double] = [
+                0.1, -0.0, .nan, .infinity, -.infinity, 1e300, .leastNonzeroMagnitude, bits.isFinite ? bits : 2.5,
+            ]
             return .double(pick(choices))
         case 5: return .string(pick(Self.strings))
         case 6: return .data(Data((0..<count(20)).map { _ in UInt8(truncatingIfNeeded: random.next()) }))

@@ -143,7 +143,7 @@ enum UsageText {
         lines.append(spec.abstract)
         if !spec.discussion.isEmpty {
             lines.append("")
-            lines.append(spec.discussion)
+            lines.append(contentsOf: wrap(spec.discussion, width: 100))
         }
         if !spec.arguments.isEmpty {
             lines.append("")
@@ -171,6 +171,23 @@ enum UsageText {
         lines.append("See '\(tool) <command> --help' for the options of a command.")
         lines.append("Exit status: 0 success, 1 findings (a failed check, a difference), 2 usage or input error.")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Breaks `text` into lines of at most `width` characters at spaces.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        for paragraph in text.components(separatedBy: "\n") {
+            var line = ""
+            for word in paragraph.split(separator: " ", omittingEmptySubsequences: true) {
+                if !line.isEmpty, line.count + 1 + word.count > width {
+                    lines.append(line)
+                    line = ""
+                }
+                line += line.isEmpty ? String(word) : " " + word
+            }
+            lines.append(line)
+        }
+        return lines
     }
 
     private static func table(_ rows: [(String, String)]) -> [String] {

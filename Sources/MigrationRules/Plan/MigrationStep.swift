@@ -64,7 +64,11 @@ public struct MigrationStep: Sendable {
     }
 
     /// `Circle v1 → v2`: the step as errors name it.
+    /// How errors name the step: `Circle v1 → v2`, with its ``name`` when it has one
+    /// (`Circle v1 → v2 (split points)`).
     func label(subject: String) -> String {
-        "\(subject) v\(from) → v\(to)"
+        let versions = "\(subject) v\(from) → v\(to)"
+        guard let name else { return versions }
+        return "\(versions) (\(name))"
     }
 }

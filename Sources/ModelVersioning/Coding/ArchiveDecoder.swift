@@ -28,15 +28,71 @@ public struct ArchiveDecoder: Sendable {
         self.options = options
     }
 
-    /// Reads `data` (JSON, a property list or an NSKeyedArchiver archive, detected) and decodes a
-    /// `T` from its root.
+    /// Reads `data` (JSON, a property list or an NSKeyedArchiver archive, detected), upgrades it
+    /// and decodes a `T` from its root.
+    ///
+    /// - Throws: `ArchiveError`; see the type's discussion.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        let (tree, _) = try ArchiveFormat.read(data, options: ArchiveReadingOptions(limits: options.limits))
-        return try decode(T.self, fromTree: tree)
+        try decode(T.self, fromTree: try read(data))
     }
 
-    /// Decodes a `T` from an archive tree: the root of an envelope, or the tree itself.
+    /// Upgrades an archive tree and decodes a `T` from it: the root of an envelope, or the tree
+    /// itself.
+    ///
+    /// - Throws: `ArchiveError`; see the type's discussion.
     public func decode<T: Decodable>(_ type: T.Type, fromTree tree: ArchiveValue) throws -> T {
+        var tree = tree
+        try migrate(&tree, recordingSteps: false)
+        return try decodeMigrated(T.self, from: tree)
+    }
+
+    /// Like ``decode(_:from:)``, and also tells which migration steps ran on which objects.
+    ///
+    /// ```swift
+    /// let (drawing, report) = try decoder.decodeWithReport(Drawing.self, from: data)
+    /// print(report)   // Circle v1 → v3 at shapes[0] (2 steps) …
+    /// ```
+    public func decodeWithReport<T: Decodable>(_ type: T.Type, from data: Data) throws -> (
+        value: T, report: MigrationReport
+    ) {
+        try decodeWithReport(T.self, fromTree: try read(data))
+    }
+
+    /// Like ``decode(_:fromTree:)``, and also tells which migration steps ran on which objects.
+    public func decodeWithReport<T: Decodable>(_ type: T.Type, fromTree tree: ArchiveValue) throws -> (
+        value: T, report: MigrationReport
+    ) {
+        var tree = tree
+        let report = try migrate(&tree, recordingSteps: true)
+        return (try decodeMigrated(T.self, from: tree), report)
+    }
+
+    /// Upgrades `tree` in place to the registry's current versions, without decoding it.
+    ///
+    /// - Returns: Which steps ran on which objects.
+    /// - Throws: `ArchiveError` with codes `newerVersion` (unless
+    ///   ``DecodingOptions/allowsNewerVersions``), `missingMigration` and `migrationFailed`.
+    @discardableResult
+    public func upgrade(_ tree: inout ArchiveValue) throws -> MigrationReport {
+        try migrate(&tree, recordingSteps: true)
+    }
+
+    private func read(_ data: Data) throws -> ArchiveValue {
+        try ArchiveFormat.read(data, options: ArchiveReadingOptions(limits: options.limits)).0
+    }
+
+    @discardableResult
+    private func migrate(_ tree: inout ArchiveValue, recordingSteps: Bool) throws -> MigrationReport {
+        let catalog = registry.catalog
+        guard !catalog.isEmpty else { return MigrationReport(direction: .upgrade) }
+        let pass = MigrationPass(
+            catalog: catalog,
+            options: MigrationOptions(
+                lenient: options.allowsNewerVersions, recordsSteps: recordingSteps, limits: options.limits))
+        return try pass.upgrade(&tree, document: options.document)
+    }
+
+    func decodeMigrated<T: Decodable>(_ type: T.Type, from tree: ArchiveValue) throws -> T {
         let root = try ArchiveEnvelope(tree: tree)?.root ?? tree
         let session = DecodingSession(registry: registry, options: options, root: root)
         let decoder = TreeDecoder(session: session, value: root)

@@ -28,6 +28,12 @@ public struct DecodingOptions: Sendable {
     /// instances fit the property, checked after the initializer.
     public var requiresAllowedTypes = false
 
+    /// The document chain to apply to archives that do not name one: foreign documents such as
+    /// a `{"schema_version": 1, …}` file, whose chain is registered in the
+    /// ``ModelRegistry`` under this name. Archives written by ``ArchiveEncoder`` name their
+    /// document in the envelope.
+    public var document: String?
+
     /// Values the models' `init(from:)` can read from `decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
 

@@ -176,7 +176,9 @@ extension TreeEncoder {
         let child = TreeEncoder(session: session, parent: self, key: key, depth: depth + 1, model: info)
         try value.encode(to: child)
         guard let info else {
-            return try child.finish()
+            let tree = try child.finish()
+            guard let order = session.infos.order(for: Swift.type(of: value)) else { return tree }
+            return tree.sorted(by: order)
         }
         var extras: UnknownFields?
         var fields: ArchiveDictionary
@@ -374,6 +376,21 @@ extension KeyedEncodingStorage.Nested {
         case .keyed(let keyed): return .dictionary(try keyed.finish())
         case .unkeyed(let unkeyed): return .array(try unkeyed.finish())
         case .encoder(let encoder): return try encoder.finish()
+        }
+    }
+}
+
+extension ArchiveValue {
+    /// The same dictionary with its keys sorted, or array with its elements in
+    /// ``ArchiveValue/canonicallyPrecedes(_:)`` order.
+    fileprivate func sorted(by order: UnorderedCollectionOrder) -> ArchiveValue {
+        switch (self, order) {
+        case (.dictionary(let dictionary), .keys):
+            return .dictionary(ArchiveDictionary(uniqueEntries: dictionary.sorted { $0.key < $1.key }))
+        case (.array(let elements), .elements):
+            return .array(elements.sorted { $0.canonicallyPrecedes($1) })
+        default:
+            return self
         }
     }
 }

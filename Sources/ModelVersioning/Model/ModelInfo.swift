@@ -53,6 +53,9 @@ struct ModelInfoCache {
     private var cache: [ObjectIdentifier: ModelInfo?] = [:]
     private var lastType: ObjectIdentifier?
     private var lastInfo: ModelInfo?
+    private var orders: [ObjectIdentifier: UnorderedCollectionOrder?] = [:]
+    private var lastOrderType: ObjectIdentifier?
+    private var lastOrder: UnorderedCollectionOrder?
     private let registry: ModelRegistry?
 
     init(registry: ModelRegistry?) {
@@ -70,6 +73,24 @@ struct ModelInfoCache {
         return info
     }
 
+    /// How the encoder puts the contents of an unordered collection type (`Dictionary`, `Set`)
+    /// in a stable order; `nil` for every other type.
+    @inline(__always)
+    mutating func order(for type: Any.Type) -> UnorderedCollectionOrder? {
+        let key = ObjectIdentifier(type)
+        if key == lastOrderType { return lastOrder }
+        let order: UnorderedCollectionOrder?
+        if let cached = orders[key] {
+            order = cached
+        } else {
+            order = (type as? any UnorderedCollection.Type)?.archiveOrder
+            orders[key] = order
+        }
+        lastOrderType = key
+        lastOrder = order
+        return order
+    }
+
     private mutating func lookUp(_ key: ObjectIdentifier, _ type: Any.Type) -> ModelInfo? {
         if let cached = cache[key] { return cached }
         var info: ModelInfo?
@@ -79,4 +100,26 @@ struct ModelInfoCache {
         cache[key] = info
         return info
     }
+}
+
+/// How the encoder orders what an unordered collection encodes, so that the same value always
+/// gives the same archive (Swift's dictionaries and sets iterate in a per-process order).
+enum UnorderedCollectionOrder {
+    /// Keyed entries sorted by key.
+    case keys
+    /// Elements sorted by their archived value.
+    case elements
+}
+
+/// Collections whose iteration order is not part of their value.
+protocol UnorderedCollection {
+    static var archiveOrder: UnorderedCollectionOrder { get }
+}
+
+extension Dictionary: UnorderedCollection {
+    static var archiveOrder: UnorderedCollectionOrder { .keys }
+}
+
+extension Set: UnorderedCollection {
+    static var archiveOrder: UnorderedCollectionOrder { .elements }
 }

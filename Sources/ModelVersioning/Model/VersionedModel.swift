@@ -60,6 +60,25 @@ public protocol VersionedModel: Codable, SendableMetatype {
     /// a ``Polymorphic`` key any registered type that fits.
     static var allowedTypes: [String: [any VersionedModel.Type]] { get }
 
+    /// The migration steps from every older archived version of this type to
+    /// ``modelVersion``, one per version (`v1 → v2`, `v2 → v3`, …). Defaults to none.
+    ///
+    /// Steps are frozen once shipped: they name literal keys, never this type's current
+    /// properties, which will change again.
+    ///
+    /// ```swift
+    /// static let migrationSteps = [
+    ///     MigrationStep(from: 1, to: 2, rules: [.nest(["x", "y"], into: "center")]),
+    ///     MigrationStep(from: 2, to: 3, rules: [.rename("r", to: "radius")]),
+    /// ]
+    /// ```
+    static var migrationSteps: [MigrationStep] { get }
+
+    /// The version an archived object of this type without a version is taken to be at
+    /// (archives written before the type was versioned, plain NSCoding archives). Defaults to
+    /// `nil`: such an object is a `ArchiveError.Code.missingMigration` error.
+    static var unversionedVersion: Int? { get }
+
     /// Called after `init(from:)` when the object was decoded from an archive: rebuild what is
     /// never archived (a thumbnail from its image file, caches). Defaults to nothing.
     mutating func awakeFromArchive() throws
@@ -75,6 +94,10 @@ extension VersionedModel {
     public static var encodingBehaviors: [String: EncodingBehavior] { [:] }
 
     public static var allowedTypes: [String: [any VersionedModel.Type]] { [:] }
+
+    public static var migrationSteps: [MigrationStep] { [] }
+
+    public static var unversionedVersion: Int? { nil }
 
     public mutating func awakeFromArchive() throws {}
 }

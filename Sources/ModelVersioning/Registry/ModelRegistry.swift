@@ -1,11 +1,12 @@
-/// The hub every coder consults: the model types an app archives, found by their archive names.
+/// The hub every coder consults: the model types an app archives, found by their archive names,
+/// and the migration chains that bring old archives of them up to date.
 ///
 /// Build it once at start-up and share it (it is an immutable, `Sendable` value):
 ///
 /// ```swift
-/// let registry = try ModelRegistry([
-///     Contents.self, Circle.self, Rectangle.self, RoundedRectangle.self,
-/// ])
+/// let registry = try ModelRegistry(
+///     [Contents.self, Circle.self, Rectangle.self, RoundedRectangle.self],
+///     documents: [DocumentMigrations(name: "Sketch", currentVersion: 2, steps: [...])])
 /// let decoder = ArchiveDecoder(registry: registry)
 /// ```
 ///
@@ -13,40 +14,72 @@
 /// ``Polymorphic`` property or a base-class-typed property decodes an archived `"Circle"` by
 /// looking the name up here. Statically typed properties of model types need no registration.
 ///
-/// Building it validates the registrations: two types claiming the same name or alias are
-/// programmer errors reported by the initializer, not at a user's first load.
+/// Each registered type contributes its migration chain (``VersionedModel/migrationSteps``,
+/// ``VersionedModel/archiveTypeAliases``, ``VersionedModel/unversionedVersion``); chains can also
+/// come from a rules file (`MigrationCatalog(rulesFile:fileName:)`), for types whose Swift
+/// declaration lists no steps.
+///
+/// Building it validates everything: two types claiming the same name or alias, a chain with a
+/// gap, a duplicate step or a last step that does not reach the type's ``VersionedModel/modelVersion``
+/// are programmer errors reported by the initializer, not at a user's first load.
 public struct ModelRegistry: Sendable {
     private var infosByName: [String: ModelInfo] = [:]
     private var infosByType: [ObjectIdentifier: ModelInfo] = [:]
+    private var documents: [DocumentMigrations] = []
+    private var rules = MigrationCatalog.empty
 
     /// The registered types, in registration order.
     public private(set) var types: [any VersionedModel.Type] = []
 
+    /// Every migration chain: the registered types' own, documents', and those from rules.
+    public private(set) var catalog = MigrationCatalog.empty
+
     /// An empty registry: statically typed models still decode; polymorphic values cannot.
     public init() {}
 
-    /// Creates a registry of `types`.
+    /// Creates a registry of `types`, with document chains and chains from rules files.
     ///
-    /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidChain` when two types
-    ///   claim the same archive name or alias, or a type is registered twice.
-    public init(_ types: [any VersionedModel.Type]) throws {
+    /// - Parameters:
+    ///   - types: The model types archives may hold.
+    ///   - documents: Document-level chains (changes that span objects; foreign documents with a
+    ///     `schema_version`).
+    ///   - rules: More chains, typically read from a rules file. A chain for a registered type
+    ///     applies when that type declares no ``VersionedModel/migrationSteps`` itself, and must
+    ///     end at its ``VersionedModel/modelVersion``.
+    /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidChain` when two types claim
+    ///   the same archive name or alias, a type is registered twice, or a chain is invalid.
+    public init(
+        _ types: [any VersionedModel.Type], documents: [DocumentMigrations] = [],
+        rules: MigrationCatalog = .empty
+    ) throws {
+        self.documents = documents
+        self.rules = rules
         for type in types {
-            try register(type)
+            try add(type)
         }
+        try rebuildCatalog()
     }
 
     /// Adds a type.
     ///
     /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidChain` when its name or an
-    ///   alias is already taken, or it is already registered.
+    ///   alias is already taken, it is already registered, or its chain is invalid.
     public mutating func register(_ type: any VersionedModel.Type) throws {
+        try add(type)
+        try rebuildCatalog()
+    }
+
+    private mutating func add(_ type: any VersionedModel.Type) throws {
         let info = ModelInfo(type)
         let identifier = ObjectIdentifier(type)
         guard infosByType[identifier] == nil else {
-            throw ArchiveError(
-                .invalidChain, "\(type) is registered twice", typeName: info.typeName)
+            throw ArchiveError(.invalidChain, "\(type) is registered twice", typeName: info.typeName)
         }
-        for name in [info.typeName] + info.aliases {
+        let names = TypeMigrations(
+            typeName: info.typeName, currentVersion: info.version, aliases: info.aliases,
+            steps: type.migrationSteps
+        ).allNames
+        for name in names {
             if let other = infosByName[name] {
                 throw ArchiveError(
                     .invalidChain,
@@ -55,11 +88,58 @@ public struct ModelRegistry: Sendable {
                     typeName: name)
             }
         }
-        for name in [info.typeName] + info.aliases {
+        for name in names {
             infosByName[name] = info
         }
         infosByType[identifier] = info
         types.append(type)
+    }
+
+    /// Builds ``catalog`` from the types, the documents and the rules, validating every chain.
+    private mutating func rebuildCatalog() throws {
+        var chains: [TypeMigrations] = []
+        var fromRules = Dictionary(rules.types.map { ($0.typeName, $0) }, uniquingKeysWith: { first, _ in first })
+        for type in types {
+            let info = ModelInfo(type)
+            var chain = TypeMigrations(
+                typeName: info.typeName, currentVersion: info.version, aliases: info.aliases,
+                unversionedVersion: type.unversionedVersion, steps: type.migrationSteps)
+            if let ruled = fromRules.removeValue(forKey: info.typeName) {
+                guard chain.steps.isEmpty else {
+                    throw ArchiveError(
+                        .invalidChain,
+                        "\(info.typeName) has migration steps both in Swift and in the rules; keep one of them",
+                        typeName: info.typeName)
+                }
+                guard ruled.currentVersion == info.version else {
+                    throw ArchiveError(
+                        .invalidChain,
+                        "the rules take \(info.typeName) to v\(ruled.currentVersion) but the model is at "
+                            + "v\(info.version)",
+                        typeName: info.typeName)
+                }
+                chain.steps = ruled.steps
+                chain.aliases += ruled.aliases.filter { !chain.aliases.contains($0) }
+                chain.unversionedVersion = chain.unversionedVersion ?? ruled.unversionedVersion
+            }
+            chains.append(chain)
+        }
+        chains += rules.types.filter { fromRules[$0.typeName] != nil }
+        let documentNames = Set(documents.map(\.name))
+        catalog = try MigrationCatalog(
+            types: chains, documents: documents + rules.documents.filter { !documentNames.contains($0.name) })
+    }
+
+    /// This registry with more chains, typically from a rules file (see
+    /// ``init(_:documents:rules:)`` for how they combine with the registered types' own).
+    ///
+    /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidChain` for conflicting or
+    ///   invalid chains.
+    public func adding(rules more: MigrationCatalog) throws -> ModelRegistry {
+        var copy = self
+        copy.rules = try rules.merging(more)
+        try copy.rebuildCatalog()
+        return copy
     }
 
     /// The registered type archived under `name` (its current name or an alias).

@@ -1,9 +1,9 @@
 /// How NSKeyedArchiver archives are read and written (``ArchiveFormat/keyedArchive``).
 ///
-/// The defaults read every archive Apple's `NSKeyedArchiver` writes and write archives that an
-/// old NSCoding app reads with `NSKeyedUnarchiver`. For an app built on Mantle, use
-/// ``mantle``: each object's version is stored under `MTLModelVersion` and numbers are archived
-/// as `NSNumber` objects, as Mantle's `-encodeWithCoder:` does.
+/// The defaults read every archive Apple's `NSKeyedArchiver` writes, and write archives that an
+/// old NSCoding app reads with `NSKeyedUnarchiver` and this library reads back with every
+/// object's version. For an app built on Mantle, use ``mantle``: numbers are archived as
+/// `NSNumber` objects too, as Mantle's `-encodeWithCoder:` does.
 ///
 /// ```swift
 /// var options = ArchiveWritingOptions()
@@ -28,7 +28,9 @@ public struct KeyedArchiveOptions: Sendable, Hashable {
 
     /// Whether the writer stores each object's `ArchiveObject.version` under `MTLModelVersion`
     /// as an `NSNumber` object, as Mantle's `MTLModel` does. The reader always takes
-    /// `MTLModelVersion` as the object's version. Defaults to `false`.
+    /// `MTLModelVersion` as the object's version. Defaults to `true`, so that archives this
+    /// library writes decode again at the versions they were written at (an NSCoding app that
+    /// does not know the key ignores it); turn it off to write exactly the keys of each object.
     public var writesModelVersion: Bool
 
     /// Whether the writer stores the numbers and Booleans of an object's fields as `NSNumber`
@@ -38,8 +40,8 @@ public struct KeyedArchiveOptions: Sendable, Hashable {
     /// way. The reader accepts both. Defaults to `false`.
     public var writesNumbersAsObjects: Bool
 
-    /// The defaults: automatic root, no model versions, inline numbers.
-    public init(rootKey: String? = nil, writesModelVersion: Bool = false, writesNumbersAsObjects: Bool = false) {
+    /// The defaults: automatic root, model versions, inline numbers.
+    public init(rootKey: String? = nil, writesModelVersion: Bool = true, writesNumbersAsObjects: Bool = false) {
         self.rootKey = rootKey
         self.writesModelVersion = writesModelVersion
         self.writesNumbersAsObjects = writesNumbersAsObjects
@@ -48,8 +50,8 @@ public struct KeyedArchiveOptions: Sendable, Hashable {
     /// The defaults.
     public static let `default` = KeyedArchiveOptions()
 
-    /// Archives as Mantle's `MTLModel` writes them: versions under `MTLModelVersion`, numbers as
-    /// `NSNumber` objects.
+    /// Archives as Mantle's `MTLModel` writes them: versions under `MTLModelVersion` and numbers
+    /// as `NSNumber` objects.
     public static let mantle = KeyedArchiveOptions(writesModelVersion: true, writesNumbersAsObjects: true)
 
     /// The key Mantle stores a model's version under.

@@ -22,8 +22,8 @@ import Foundation
 ///
 /// In an object's fields, numbers and Booleans are stored inline (as `encodeInteger:forKey:`
 /// writes them) unless ``KeyedArchiveOptions/writesNumbersAsObjects`` is set; everything else
-/// is a UID. With ``KeyedArchiveOptions/writesModelVersion`` each object's version is stored
-/// under `MTLModelVersion` as an NSNumber object, as Mantle does. An object of a Foundation
+/// is a UID. Each object's version is stored under `MTLModelVersion` as an NSNumber object, as
+/// Mantle does, unless ``KeyedArchiveOptions/writesModelVersion`` is off. An object of a Foundation
 /// collection class (how the reader keeps a collection that contains itself) has its
 /// `NS.objects` and `NS.keys` arrays written inline, as NSKeyedArchiver writes them.
 ///

@@ -1,0 +1,403 @@
+import Foundation
+import ModelVersioning
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What to run.
+struct BenchmarkOptions {
+    var quick: Bool
+    var runs = 5
+    /// Document sizes, in shape objects.
+    var sizes: [Int]
+    /// Chain lengths for the per-step measurement.
+    var chainLengths = [1, 10, 100]
+
+    init(quick: Bool) {
+        self.quick = quick
+        sizes = quick ? [2_000, 10_000] : [10_000, 100_000, 1_000_000]
+    }
+}
+
+/// Every measurement of one run of the benchmark.
+struct BenchmarkResults {
+    struct Row {
+        var name: String
+        var size: Int
+        var bytes: Int
+        /// Median seconds per contender.
+        var medians: [String: Double]
+    }
+
+    var rows: [Row] = []
+    var perStepNanoseconds: [Int: Double] = [:]
+    var chainObjects = 0
+    /// Peak resident-set growth divided by the input size, per case.
+    var peakMemory: [String: Double] = [:]
+    var options: BenchmarkOptions
+
+    /// The headline size: the middle one of the full run, the largest of a quick one.
+    var headlineSize: Int { options.quick ? options.sizes.last ?? 0 : options.sizes[options.sizes.count / 2] }
+
+    func ratio(_ name: String, _ baseline: String, size: Int? = nil) -> Double? {
+        guard let row = rows.first(where: { $0.name == name && $0.size == (size ?? headlineSize) }),
+            let ours = row.medians["ModelVersioning"], let theirs = row.medians[baseline], ours > 0
+        else { return nil }
+        return theirs / ours
+    }
+
+    func perObjectNanoseconds(size: Int) -> Double? {
+        guard let row = rows.first(where: { $0.name == "decode current" && $0.size == size }),
+            let seconds = row.medians["ModelVersioning"]
+        else { return nil }
+        return seconds / Double(size) * 1e9
+    }
+
+    func table() -> String {
+        var lines = ["ModelVersioning vs Foundation — medians of \(options.runs) alternating runs, release build", ""]
+        lines.append(
+            pad("case", 22) + pad("objects", 10) + pad("MB", 8) + pad("contender", 34) + pad("time", 12) + "MB/s")
+        for row in rows {
+            for (contender, seconds) in row.medians.sorted(by: { $0.value < $1.value }) {
+                let megabytes = Double(row.bytes) / 1e6
+                lines.append(
+                    pad(row.name, 22) + pad("\(row.size)", 10) + pad(String(format: "%.1f", megabytes), 8)
+                        + pad(contender, 34) + pad(String(format: "%.2f ms", seconds * 1e3), 12)
+                        + String(format: "%.1f", megabytes / seconds))
+            }
+        }
+        lines.append("")
+        lines.append("ratios at \(headlineSize) objects (above 1: ModelVersioning is faster)")
+        for (key, value) in headlineRatios() {
+            lines.append("  " + pad(key, 40) + (value.map { String(format: "%.2f×", $0) } ?? "n/a"))
+        }
+        lines.append("per-object decode time")
+        for size in options.sizes {
+            lines.append(
+                "  " + pad("\(size) objects", 40)
+                    + (perObjectNanoseconds(size: size).map { String(format: "%.0f ns", $0) } ?? "n/a"))
+        }
+        if let first = options.sizes.first, let last = options.sizes.last,
+            let small = perObjectNanoseconds(size: first),
+            let large = perObjectNanoseconds(size: last)
+        {
+            lines.append("  " + pad("\(last) vs \(first)", 40) + String(format: "%.2f×", large / small))
+        }
+        lines.append("migration pass, per step per object (\(chainObjects) objects)")
+        for length in options.chainLengths {
+            lines.append(
+                "  " + pad("\(length)-step chain", 40)
+                    + (perStepNanoseconds[length].map { String(format: "%.1f ns", $0) } ?? "n/a"))
+        }
+        if let long = perStepNanoseconds[options.chainLengths.last ?? 0], let short = perStepNanoseconds[1] {
+            lines.append("  " + pad("longest chain vs single steps", 40) + String(format: "%.2f×", long / short))
+        }
+        lines.append("peak memory (resident-set growth / input size)")
+        for (name, ratio) in peakMemory.sorted(by: { $0.key < $1.key }) {
+            lines.append("  " + pad(name, 40) + String(format: "%.2f×", ratio))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    func headlineRatios() -> [(String, Double?)] {
+        [
+            ("decode_current_vs_jsondecoder", ratio("decode current", "Foundation JSONDecoder")),
+            ("migrate_decode_vs_jsondecoder", ratio("migrate + decode", "JSONDecoder on current bytes")),
+            ("migrate_decode_vs_diy", ratio("migrate + decode", "DIY JSONSerialization")),
+            ("encode_vs_jsonencoder", ratio("encode", "Foundation JSONEncoder")),
+            ("keyed_read_vs_nskeyedunarchiver", ratio("keyed-archive read", "NSKeyedUnarchiver")),
+        ]
+    }
+
+    func json() throws -> Data {
+        var tree: ArchiveDictionary = [:]
+        for (key, value) in headlineRatios() {
+            tree[key] = value.map { .double(($0 * 100).rounded() / 100) } ?? .null
+        }
+        tree["per_object_ns"] = .dictionary(
+            ArchiveDictionary(
+                options.sizes.map { size in
+                    ("\(size)", perObjectNanoseconds(size: size).map { .double($0.rounded()) } ?? .null)
+                }))
+        tree["per_step_ns"] = .dictionary(
+            ArchiveDictionary(
+                options.chainLengths.map { length in
+                    ("\(length)", perStepNanoseconds[length].map { .double(($0 * 10).rounded() / 10) } ?? .null)
+                }))
+        tree["peak_memory_vs_input"] = .dictionary(
+            ArchiveDictionary(
+                peakMemory.sorted(by: { $0.key < $1.key }).map { ($0.key, .double(($0.value * 100).rounded() / 100)) }))
+        tree["headline_objects"] = .int(Int64(headlineSize))
+        tree["runs"] = .int(Int64(options.runs))
+        tree["cases"] = .array(
+            rows.map { row in
+                [
+                    "case": .string(row.name), "objects": .int(Int64(row.size)), "bytes": .int(Int64(row.bytes)),
+                    "seconds": .dictionary(
+                        ArchiveDictionary(
+                            row.medians.sorted(by: { $0.key < $1.key }).map { ($0.key, .double($0.value)) })),
+                ]
+            })
+        return try ArchiveFormat.json.write(.dictionary(tree), options: ArchiveWritingOptions(markup: .plain))
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+}
+
+/// Runs the cases.
+struct BenchmarkSuite {
+    let options: BenchmarkOptions
+
+    func run(progress: (String) -> Void) throws -> BenchmarkResults {
+        var results = BenchmarkResults(options: options)
+        let registry = try ModelRegistry([BenchDocument.self, BenchShape.self])
+        let decoder = ArchiveDecoder(registry: registry)
+        for size in options.sizes {
+            progress("generating \(size) shapes…")
+            let shapes = DocumentGenerator.shapes(count: size, flavor: .short)
+            let document = BenchDocument(shapes: shapes)
+            let current = try DocumentGenerator.currentArchive(shapes)
+            let version1 = try DocumentGenerator.version1Archive(shapes)
+            let runs = size >= 1_000_000 ? options.runs : options.runs + 2
+
+            progress("decode current, \(size)")
+            results.rows.append(
+                BenchmarkResults.Row(
+                    name: "decode current", size: size, bytes: current.count,
+                    medians: try Timing.medians(
+                        runs: runs,
+                        [
+                            ("ModelVersioning", { _ = try decoder.decode(BenchDocument.self, from: current) }),
+                            (
+                                "Foundation JSONDecoder",
+                                { _ = try JSONDecoder().decode(FoundationEnvelope.self, from: current) }
+                            ),
+                        ])))
+
+            progress("migrate + decode, \(size)")
+            results.rows.append(
+                BenchmarkResults.Row(
+                    name: "migrate + decode", size: size, bytes: version1.count,
+                    medians: try Timing.medians(
+                        runs: runs,
+                        [
+                            ("ModelVersioning", { _ = try decoder.decode(BenchDocument.self, from: version1) }),
+                            (
+                                "JSONDecoder on current bytes",
+                                { _ = try JSONDecoder().decode(FoundationEnvelope.self, from: current) }
+                            ),
+                            ("DIY JSONSerialization", { _ = try DIYMigration.decode(version1) }),
+                        ])))
+
+            progress("encode, \(size)")
+            let mirror = FoundationEnvelope(root: FoundationDocument(shapes: shapes.map(FoundationShape.init)))
+            let encoder = ArchiveEncoder(writingOptions: ArchiveWritingOptions(prettyPrinted: false))
+            results.rows.append(
+                BenchmarkResults.Row(
+                    name: "encode", size: size, bytes: current.count,
+                    medians: try Timing.medians(
+                        runs: runs,
+                        [
+                            ("ModelVersioning", { _ = try encoder.encode(document) }),
+                            ("Foundation JSONEncoder", { _ = try JSONEncoder().encode(mirror) }),
+                        ])))
+
+            if size == options.sizes.last {
+                progress("peak memory, \(size)")
+                results.peakMemory = try MemoryProbe.measureAll(current: current, version1: version1)
+            }
+        }
+        progress("chain lengths")
+        (results.chainObjects, results.perStepNanoseconds) = try ChainBenchmark.run(
+            lengths: options.chainLengths, objects: options.quick ? 5_000 : 20_000, runs: options.runs)
+        return results
+    }
+}
+
+extension FoundationShape {
+    init(_ shape: BenchShape) {
+        self.init(
+            id: shape.id, title: shape.title, kind: shape.kind, center: shape.center, radius: shape.radius,
+            tags: shape.tags, visible: shape.visible)
+    }
+}
+
+/// Alternating timed runs.
+enum Timing {
+    static func seconds(_ body: () throws -> Void) rethrows -> Double {
+        var start = timespec()
+        var end = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        try body()
+        clock_gettime(CLOCK_MONOTONIC, &end)
+        return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+    }
+
+    /// The median time of each contender over `runs` rounds; the order of contenders rotates
+    /// every round so that none always runs on a warm or a cold heap.
+    static func medians(runs: Int, _ contenders: [(String, () throws -> Void)]) throws -> [String: Double] {
+        var samples = [String: [Double]]()
+        for contender in contenders { try contender.1() }  // warm-up
+        for round in 0..<runs {
+            for offset in 0..<contenders.count {
+                let (name, body) = contenders[(round + offset) % contenders.count]
+                samples[name, default: []].append(try seconds(body))
+            }
+        }
+        return samples.mapValues { values in values.sorted()[values.count / 2] }
+    }
+}
+
+/// The usual hand-made migration: JSONSerialization → mutate `[String: Any]` → serialize →
+/// JSONDecoder.
+enum DIYMigration {
+    static func decode(_ data: Data) throws -> FoundationEnvelope {
+        guard var envelope = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+            var root = envelope["root"] as? [String: Any], let shapes = root["shapes"] as? [[String: Any]]
+        else { throw ArchiveError(.malformedInput, "unexpected document") }
+        root["shapes"] = shapes.map { old -> [String: Any] in
+            var shape = old
+            shape["title"] = shape.removeValue(forKey: "name")
+            shape["center"] = ["x": shape.removeValue(forKey: "x") ?? 0, "y": shape.removeValue(forKey: "y") ?? 0]
+            if shape["visible"] == nil { shape["visible"] = true }
+            return shape
+        }
+        envelope["root"] = root
+        return try JSONDecoder().decode(FoundationEnvelope.self, from: JSONSerialization.data(withJSONObject: envelope))
+    }
+}
+
+/// The migration pass with chains of 1, 10 and 100 steps, per step per object.
+enum ChainBenchmark {
+    static func run(lengths: [Int], objects: Int, runs: Int) throws -> (Int, [Int: Double]) {
+        var perStep: [Int: Double] = [:]
+        for length in lengths {
+            let steps = (0..<length).map { step in
+                MigrationStep(from: step, to: step + 1, rules: [.rename("k\(step)", to: "k\(step + 1)")])
+            }
+            let catalog = try MigrationCatalog(types: [
+                TypeMigrations(typeName: "Item", currentVersion: length, steps: steps)
+            ])
+            let pass = MigrationPass(catalog: catalog, options: MigrationOptions(recordsSteps: false))
+            let elements: [ArchiveValue] = (0..<objects).map { index in
+                .object(
+                    ArchiveObject(
+                        typeName: "Item", version: 0,
+                        fields: ["id": .int(Int64(index)), "name": "item", "k0": .double(Double(index) / 4)]))
+            }
+            let bytes = try ArchiveFormat.json.write(
+                .object(ArchiveObject(typeName: "List", version: 1, fields: ["items": .array(elements)])),
+                options: ArchiveWritingOptions(prettyPrinted: false))
+            var samples: [Double] = []
+            for _ in 0..<runs {
+                var tree = try ArchiveFormat.json.read(bytes)  // fresh, uniquely held tree
+                samples.append(try Timing.seconds { try pass.upgrade(&tree) })
+            }
+            let median = samples.sorted()[samples.count / 2]
+            perStep[length] = median / Double(objects * length) * 1e9
+        }
+        return (objects, perStep)
+    }
+}
+
+/// Peak memory of one case, measured in a child process.
+enum MemoryProbe {
+    static let cases = ["decode current", "migrate + decode", "encode"]
+
+    static func measureAll(current: Data, version1: Data) throws -> [String: Double] {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("archive-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let currentURL = folder.appendingPathComponent("current.json")
+        let version1URL = folder.appendingPathComponent("v1.json")
+        try current.write(to: currentURL)
+        try version1.write(to: version1URL)
+        var results: [String: Double] = [:]
+        for name in cases {
+            let input = name == "migrate + decode" ? version1URL : currentURL
+            let size = Double(name == "migrate + decode" ? version1.count : current.count)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            process.arguments = ["--measure-memory", name, input.path]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let output = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let text = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if let bytes = Double(text) {
+                results[name] = bytes / size
+            }
+        }
+        return results
+    }
+
+    /// Child side: prints the growth of the peak resident set while running the case, in bytes.
+    /// For the decoding cases that includes reading the input (so its own bytes count); for
+    /// encoding the models are decoded first and the peak restarted.
+    static func run(case name: String, inputPath: String) -> Int32 {
+        do {
+            let registry = try ModelRegistry([BenchDocument.self, BenchShape.self])
+            let decoder = ArchiveDecoder(registry: registry)
+            var prepared: BenchDocument?
+            if name == "encode" {
+                prepared = try decoder.decode(
+                    BenchDocument.self, from: try Data(contentsOf: URL(fileURLWithPath: inputPath)))
+            }
+            let baseline = resetPeakResidentBytes()
+            switch name {
+            case "encode":
+                let data = try ArchiveEncoder(writingOptions: ArchiveWritingOptions(prettyPrinted: false))
+                    .encode(prepared ?? BenchDocument(shapes: []))
+                withExtendedLifetime(data) {}
+            default:
+                let input = try Data(contentsOf: URL(fileURLWithPath: inputPath))
+                let document = try decoder.decode(BenchDocument.self, from: input)
+                withExtendedLifetime((input, document)) {}
+            }
+            print(peakResidentBytes() - baseline)
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            return 2
+        }
+    }
+
+    /// Restarts the high-water mark at the current resident set (Linux: `/proc/self/clear_refs`)
+    /// and returns that resident set; elsewhere returns the current high-water mark.
+    static func resetPeakResidentBytes() -> Int {
+        #if os(Linux)
+            if let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") {
+                handle.write(Data("5".utf8))
+                try? handle.close()
+            }
+        #endif
+        return peakResidentBytes()
+    }
+
+    /// The high-water mark of this process's resident set. On Linux it is read from
+    /// `/proc/self/status` (`VmHWM`): `getrusage`'s figure carries over the parent's resident set
+    /// from before `exec`, which would hide the child's own peak.
+    static func peakResidentBytes() -> Int {
+        #if os(Linux)
+            if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+                let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+            {
+                return kilobytes * 1024
+            }
+            return 0
+        #else
+            var usage = rusage()
+            getrusage(RUSAGE_SELF, &usage)
+            return Int(usage.ru_maxrss)
+        #endif
+    }
+}

@@ -1,0 +1,48 @@
+// archive-bench: ModelVersioning side by side with Foundation, in one process.
+//
+//   swift run -c release archive-bench            # full run: 10k, 100k, 1M objects
+//   swift run -c release archive-bench --quick    # small sizes only (what CI runs)
+//   swift run -c release archive-bench --json     # machine-readable ratios
+//
+// Contenders alternate within each run; every figure is the median of at least five runs.
+// Ratios above 1 mean ModelVersioning is faster. Peak memory is measured in a child process per
+// case (the high-water mark of its resident set, minus the input it was handed).
+
+import Foundation
+import ModelVersioning
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+if let index = arguments.firstIndex(of: "--measure-memory"), index + 2 < arguments.count {
+    // Child mode: run one case once on the input file and print the peak resident set growth.
+    exit(MemoryProbe.run(case: arguments[index + 1], inputPath: arguments[index + 2]))
+}
+
+let quick = arguments.contains("--quick")
+let json = arguments.contains("--json")
+var options = BenchmarkOptions(quick: quick)
+if let index = arguments.firstIndex(of: "--runs"), index + 1 < arguments.count, let runs = Int(arguments[index + 1]) {
+    options.runs = max(5, runs)
+}
+
+do {
+    let results = try BenchmarkSuite(options: options).run(progress: { line in
+        if !json { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    })
+    if json {
+        FileHandle.standardOutput.write(try results.json())
+    } else {
+        print(results.table())
+    }
+} catch {
+    FileHandle.standardError.write(Data("archive-bench: \(error)\n".utf8))
+    exit(2)
+}

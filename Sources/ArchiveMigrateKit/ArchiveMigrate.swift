@@ -1,0 +1,194 @@
+import Foundation
+import ModelVersioning
+
+/// The `archive-migrate` command-line tool as a library, so that an app builds the same tool
+/// with its own registered models (closures and typed migrations included):
+///
+/// ```swift
+/// // Sources/myapp-migrate/main.swift
+/// import ArchiveMigrateKit
+/// import MyAppModels
+/// ArchiveMigrate.main(name: "myapp-migrate", registry: try MyAppModels.registry())
+/// ```
+///
+/// Subcommands: `upgrade`, `downgrade`, `check`, `inspect`, `convert`, `diff`; `--help` at
+/// every level. Exit status: 0 success, 1 findings (a failed check, a difference), 2 usage or
+/// input error. Errors go to standard error; `--format json` gives machine-readable output.
+public struct ArchiveMigrate: Sendable {
+    /// The name shown in usage text.
+    public var name: String
+    /// The app's models and chains; empty for the stand-alone tool, which works from rules files.
+    public var registry: ModelRegistry
+
+    /// The version of the tool.
+    public static let version = "0.1.0"
+
+    /// The subcommands, in the order `--help` lists them.
+    static let commands: [Command] = [
+        UpgradeCommand.command, DowngradeCommand.command, CheckCommand.command, InspectCommand.command,
+        ConvertCommand.command, DiffCommand.command,
+    ]
+
+    /// Creates the tool.
+    public init(name: String = "archive-migrate", registry: ModelRegistry = ModelRegistry()) {
+        self.name = name
+        self.registry = registry
+    }
+
+    /// Runs the tool with `arguments` (without the program name) and returns the exit status.
+    public func run(_ arguments: [String]) -> Int32 {
+        let console = Console()
+        let abstract = "Upgrades, checks, inspects, converts and downgrades versioned archives."
+        guard let first = arguments.first else {
+            console.error(UsageText.tool(Self.commands.map(\.spec), tool: name, abstract: abstract))
+            return ExitStatus.failure.rawValue
+        }
+        if first == "--help" || first == "-h" || first == "help" {
+            if first == "help", arguments.count > 1, let command = command(named: arguments[1]) {
+                console.print(UsageText.command(command.spec, tool: name))
+            } else {
+                console.print(UsageText.tool(Self.commands.map(\.spec), tool: name, abstract: abstract))
+            }
+            return ExitStatus.success.rawValue
+        }
+        if first == "--version" {
+            console.print("\(name) \(Self.version)")
+            return ExitStatus.success.rawValue
+        }
+        guard let command = command(named: first) else {
+            console.error("error: unknown command '\(first)'\(suggestion(for: first))")
+            console.error("See '\(name) --help'.")
+            return ExitStatus.failure.rawValue
+        }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") {
+            console.print(UsageText.command(command.spec, tool: name))
+            return ExitStatus.success.rawValue
+        }
+        let context = ToolContext(
+            tool: name, registry: registry, console: console,
+            workingDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        do {
+            let parsed = try ArgumentParser.parse(rest, for: command.spec)
+            return try command.run(parsed, context).rawValue
+        } catch let error as UsageError {
+            console.error("error: \(error.message)")
+            console.error(UsageText.command(command.spec, tool: name).components(separatedBy: "\n").first ?? "")
+            console.error("See '\(name) \(command.spec.name) --help'.")
+            return ExitStatus.failure.rawValue
+        } catch {
+            console.error("error: \(error)")
+            return ExitStatus.failure.rawValue
+        }
+    }
+
+    /// Runs the tool with the process's arguments and exits with its status.
+    public static func main(name: String = "archive-migrate", registry: ModelRegistry = ModelRegistry()) -> Never {
+        let status = ArchiveMigrate(name: name, registry: registry).run(Array(CommandLine.arguments.dropFirst()))
+        exit(status)
+    }
+
+    private func command(named name: String) -> Command? {
+        Self.commands.first { $0.spec.name == name }
+    }
+
+    private func suggestion(for name: String) -> String {
+        let close = Self.commands.map(\.spec.name).filter { ArgumentParser.editDistance($0, name) <= 2 }
+        return close.first.map { " (did you mean '\($0)'?)" } ?? ""
+    }
+}
+
+/// How a run ended.
+enum ExitStatus: Int32 {
+    case success = 0
+    /// A check failed or a difference was found.
+    case findings = 1
+    /// A usage or input error.
+    case failure = 2
+}
+
+/// One subcommand: its table and its action.
+struct Command: Sendable {
+    let spec: CommandSpec
+    let run: @Sendable (_ arguments: ParsedArguments, _ context: ToolContext) throws -> ExitStatus
+}
+
+/// A subcommand's namespace: its table and its action, made into a ``Command``.
+protocol ArchiveCommand {
+    static var spec: CommandSpec { get }
+    static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus
+}
+
+extension ArchiveCommand {
+    static var command: Command {
+        Command(spec: spec, run: { arguments, context in try run(arguments, context: context) })
+    }
+}
+
+/// What every command may use: the registry, the console, the working directory.
+struct ToolContext: Sendable {
+    let tool: String
+    let registry: ModelRegistry
+    let console: Console
+    let workingDirectory: URL
+
+    /// A path from the command line, relative to the working directory.
+    func url(_ path: String) -> URL {
+        path.hasPrefix("/") ? URL(fileURLWithPath: path) : workingDirectory.appendingPathComponent(path)
+    }
+
+    /// The registry with the chains of the given rules files added.
+    func registry(rules paths: [String]) throws -> ModelRegistry {
+        var registry = self.registry
+        for path in paths {
+            registry = try registry.adding(rules: try Self.loadRules(url(path), shownAs: path))
+        }
+        return registry
+    }
+
+    static func loadRules(_ url: URL, shownAs path: String) throws -> MigrationCatalog {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw ArchiveError(.io, "cannot read the rules file \(path)", underlyingError: error)
+        }
+        do {
+            let tree = try ArchiveFormat.json.read(data, options: ArchiveReadingOptions(markup: .plain))
+            return try MigrationCatalog(rulesFile: tree, fileName: path)
+        } catch let error as ArchiveError {
+            throw error.adding(file: path)
+        }
+    }
+
+    /// Reads an archive in any supported format.
+    func readArchive(_ path: String) throws -> (tree: ArchiveValue, format: ArchiveFormat) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url(path))
+        } catch {
+            throw ArchiveError(.io, "cannot read \(path)", underlyingError: error)
+        }
+        do {
+            return try ArchiveFormat.read(data)
+        } catch let error as ArchiveError {
+            throw error.adding(file: path)
+        }
+    }
+
+    /// The value of `--format`, checked against `allowed`.
+    func outputFormat(_ arguments: ParsedArguments, allowed: [String] = ["text", "json"]) throws -> String {
+        let format = arguments.value("format") ?? "text"
+        guard allowed.contains(format) else {
+            throw UsageError("'--format' must be \(allowed.joined(separator: " or ")), not '\(format)'")
+        }
+        return format
+    }
+
+    /// A tree printed as pretty JSON (plain markup, for people and scripts).
+    func printJSON(_ tree: ArchiveValue) throws {
+        let data = try ArchiveFormat.json.write(
+            tree, options: ArchiveWritingOptions(prettyPrinted: true, markup: .plain))
+        console.write(data)
+    }
+}

@@ -1,0 +1,112 @@
+/// The semantic difference of two archive trees, as paths.
+///
+/// ```swift
+/// for difference in ArchiveDiff.differences(from: expected, to: actual) {
+///     print(difference)      // ~ shapes[1].radius: 3 → 3.5
+/// }
+/// ```
+///
+/// Semantic means: dictionary and object keys compare as sets (order is not meaning), arrays
+/// compare element by element, objects compare by type name, version and fields, and — unless
+/// ``Options/numbersByValue`` is off — `1` and `1.0` are the same number.
+public enum ArchiveDiff {
+    /// How values are compared.
+    public struct Options: Sendable, Hashable {
+        /// Whether integers and doubles of the same value are equal (`1` and `1.0`).
+        public var numbersByValue: Bool
+        /// The most differences reported; the walk stops there.
+        public var limit: Int
+
+        public init(numbersByValue: Bool = true, limit: Int = 1000) {
+            self.numbersByValue = numbersByValue
+            self.limit = limit
+        }
+    }
+
+    /// The differences from `old` to `new`, in document order.
+    public static func differences(
+        from old: ArchiveValue, to new: ArchiveValue, options: Options = .init()
+    ) -> [ArchiveDifference] {
+        var walker = Walker(options: options)
+        walker.compare(old, new, at: .root)
+        return walker.differences
+    }
+
+    private struct Walker {
+        let options: Options
+        var differences: [ArchiveDifference] = []
+
+        init(options: Options) {
+            self.options = options
+        }
+
+        var isFull: Bool { differences.count >= options.limit }
+
+        mutating func note(
+            _ kind: ArchiveDifference.Kind, _ path: ArchivePath, _ old: ArchiveValue?, _ new: ArchiveValue?
+        ) {
+            guard !isFull else { return }
+            differences.append(ArchiveDifference(path: path, kind: kind, old: old, new: new))
+        }
+
+        mutating func compare(_ old: ArchiveValue, _ new: ArchiveValue, at path: ArchivePath) {
+            guard !isFull else { return }
+            switch (old, new) {
+            case (.dictionary(let a), .dictionary(let b)):
+                compare(a, b, at: path)
+            case (.object(let a), .object(let b)):
+                if a.typeName != b.typeName {
+                    note(.changed, path.appending("$type"), .string(a.typeName), .string(b.typeName))
+                }
+                if a.version != b.version {
+                    note(
+                        .changed, path.appending("$version"), a.version.map { .int(Int64($0)) } ?? .null,
+                        b.version.map { .int(Int64($0)) } ?? .null)
+                }
+                if a.id != b.id {
+                    note(
+                        .changed, path.appending("$id"), a.id.map { .int(Int64($0.rawValue)) } ?? .null,
+                        b.id.map { .int(Int64($0.rawValue)) } ?? .null)
+                }
+                compare(a.fields, b.fields, at: path)
+            case (.array(let a), .array(let b)):
+                for index in 0..<min(a.count, b.count) {
+                    compare(a[index], b[index], at: path.appending(index))
+                }
+                if a.count > b.count {
+                    for index in b.count..<a.count { note(.removed, path.appending(index), a[index], nil) }
+                } else if b.count > a.count {
+                    for index in a.count..<b.count { note(.added, path.appending(index), nil, b[index]) }
+                }
+            default:
+                if !equal(old, new) { note(.changed, path, old, new) }
+            }
+        }
+
+        mutating func compare(_ a: ArchiveDictionary, _ b: ArchiveDictionary, at path: ArchivePath) {
+            for (key, value) in a {
+                if let other = b[key] {
+                    compare(value, other, at: path.appending(key))
+                } else {
+                    note(.removed, path.appending(key), value, nil)
+                }
+            }
+            for (key, value) in b where a.index(forKey: key) == nil {
+                note(.added, path.appending(key), nil, value)
+            }
+        }
+
+        func equal(_ a: ArchiveValue, _ b: ArchiveValue) -> Bool {
+            if a == b { return true }
+            guard options.numbersByValue else { return false }
+            switch (a, b) {
+            case (.double(let x), .int(let i)), (.int(let i), .double(let x)):
+                return Int64(exactly: x) == i
+            case (.double(let x), .uint(let u)), (.uint(let u), .double(let x)):
+                return UInt64(exactly: x) == u
+            default:
+                return false
+            }
+        }
+    }
+}

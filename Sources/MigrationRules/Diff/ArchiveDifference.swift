@@ -1,0 +1,65 @@
+/// One difference between two archive trees, at a path.
+///
+/// ```
+/// ~ shapes[1].radius: 3 → 3.5
+/// + shapes[2]: {"$type": "Circle", …}
+/// - meta
+/// ```
+public struct ArchiveDifference: Sendable, Hashable, CustomStringConvertible {
+    /// What changed at ``path``.
+    public enum Kind: String, Sendable, Hashable {
+        /// Present only in the second tree.
+        case added
+        /// Present only in the first tree.
+        case removed
+        /// Present in both with different values (or kinds, type names, versions).
+        case changed
+    }
+
+    /// Where, from the root (`$type` and `$version` components name an object's type and version).
+    public var path: ArchivePath
+    public var kind: Kind
+    /// The value in the first tree.
+    public var old: ArchiveValue?
+    /// The value in the second tree.
+    public var new: ArchiveValue?
+
+    public init(path: ArchivePath, kind: Kind, old: ArchiveValue?, new: ArchiveValue?) {
+        self.path = path
+        self.kind = kind
+        self.old = old
+        self.new = new
+    }
+
+    /// `~ path: old → new`, `+ path: new`, `- path: old`.
+    public var description: String {
+        let place = path.isRoot ? "(root)" : path.description
+        switch kind {
+        case .added: return "+ \(place): \(Self.render(new))"
+        case .removed: return "- \(place): \(Self.render(old))"
+        case .changed: return "~ \(place): \(Self.render(old)) → \(Self.render(new))"
+        }
+    }
+
+    /// A short rendering of a value for difference lines.
+    public static func render(_ value: ArchiveValue?, limit: Int = 60) -> String {
+        guard let value else { return "nothing" }
+        let text: String
+        switch value {
+        case .null: text = "null"
+        case .bool(let flag): text = String(flag)
+        case .int(let number): text = String(number)
+        case .uint(let number): text = String(number)
+        case .double(let number): text = String(number)
+        case .string(let string): text = "\"" + string + "\""
+        case .data(let data): text = "<\(data.count) bytes>"
+        case .date(let date): text = ISO8601Date.exactString(from: date) ?? "\(date.timeIntervalSinceReferenceDate)"
+        case .array(let elements): text = "[\(elements.count) elements]"
+        case .dictionary(let entries):
+            text = "{" + entries.keys.prefix(6).joined(separator: ", ") + (entries.count > 6 ? ", …}" : "}")
+        case .object(let object): text = object.description
+        case .reference(let id): text = "reference to \(id)"
+        }
+        return text.count > limit ? String(text.prefix(limit - 1)) + "…" : text
+    }
+}

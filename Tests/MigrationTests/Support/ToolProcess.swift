@@ -1,0 +1,96 @@
+import Foundation
+
+/// Runs a built executable of this package as a separate process.
+struct ToolProcess {
+    struct Run {
+        var status: Int32
+        var standardOutput: Data
+        var standardError: String
+
+        var output: String { String(decoding: standardOutput, as: UTF8.self) }
+    }
+
+    /// The folder with the package's built products (beside the test bundle).
+    static let productsDirectory: URL = {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var candidates = [testBinary.deletingLastPathComponent()]
+        // `…/debug/X.xctest/Contents/MacOS/X` on Apple platforms.
+        candidates.append(
+            testBinary.deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().deletingLastPathComponent())
+        candidates.append(Fixture.root.deletingLastPathComponent().appendingPathComponent(".build/debug"))
+        return candidates.first {
+            FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("archive-migrate").path)
+        }
+            ?? candidates[0]
+    }()
+
+    /// Runs `tool` with `arguments` in `directory` and waits for it.
+    @discardableResult
+    static func run(
+        _ arguments: [String], tool: String = "archive-migrate", in directory: URL? = nil,
+        environment: [String: String] = [:]
+    ) throws -> Run {
+        let process = Process()
+        process.executableURL = productsDirectory.appendingPathComponent(tool)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        var fullEnvironment = ProcessInfo.processInfo.environment
+        fullEnvironment["ARCHIVE_MIGRATE_RECORD"] = nil
+        for (key, value) in environment { fullEnvironment[key] = value }
+        process.environment = fullEnvironment
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outURL = scratch.appendingPathComponent("out")
+        let errURL = scratch.appendingPathComponent("err")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        return Run(
+            status: process.terminationStatus, standardOutput: try Data(contentsOf: outURL),
+            standardError: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+}
+
+/// A scratch folder removed when the test ends.
+final class ScratchFolder {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("mv-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// Copies a file from `Fixtures/` into the scratch folder (writable, whatever the original's mode).
+    @discardableResult
+    func copy(fixture path: String, to name: String? = nil) throws -> URL {
+        let destination = url.appendingPathComponent(name ?? URL(fileURLWithPath: path).lastPathComponent)
+        try FileManager.default.createDirectory(
+            at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Fixture.data(path).write(to: destination)
+        return destination
+    }
+
+    func write(_ text: String, to name: String) throws {
+        let destination = url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(
+            at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: destination)
+    }
+
+    func data(_ name: String) throws -> Data {
+        try Data(contentsOf: url.appendingPathComponent(name))
+    }
+}
