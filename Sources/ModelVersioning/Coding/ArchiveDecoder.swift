@@ -28,8 +28,8 @@ public struct ArchiveDecoder: Sendable {
         self.options = options
     }
 
-    /// Reads `data` (JSON or a property list, detected), upgrades it and decodes a `T` from its
-    /// root.
+    /// Reads `data` (JSON, a property list or an NSKeyedArchiver archive, detected), upgrades it
+    /// and decodes a `T` from its root.
     ///
     /// - Throws: `ArchiveError`; see the type's discussion.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {

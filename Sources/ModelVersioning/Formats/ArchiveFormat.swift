@@ -5,10 +5,12 @@ import Foundation
 /// ```swift
 /// let (tree, format) = try ArchiveFormat.read(data)          // detects the format
 /// let xml = try ArchiveFormat.xmlPropertyList.write(tree)
+/// let legacy = try ArchiveFormat.keyedArchive.write(tree)    // for an old NSCoding app
 /// ```
 ///
 /// Every reader is our own, hardened against hostile input and bounded by
-/// ``ArchiveReadingOptions/limits``; none hands bytes to Foundation's parsers.
+/// ``ArchiveReadingOptions/limits``; none hands bytes to Foundation's parsers or to
+/// `NSKeyedUnarchiver`.
 public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// JSON text (RFC 8259), UTF-8.
     case json
@@ -16,12 +18,21 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     case xmlPropertyList = "xml-plist"
     /// A binary property list (`bplist00`).
     case binaryPropertyList = "binary-plist"
+    /// An NSKeyedArchiver (or Mantle) archive, binary or XML, read into its object graph: the
+    /// root object rather than the archive's `$objects` table. See <doc:ReadingLegacyArchives>
+    /// for how its classes map onto the tree. Written as a binary property list.
+    case keyedArchive = "keyed-archive"
 
     public var description: String { rawValue }
 
     /// Guesses the format from the first bytes: `bplist00` for binary property lists, an XML
     /// declaration, doctype or `<plist` for XML property lists, `{`, `[` or another JSON value
     /// for JSON. Returns `nil` for empty or unrecognised input.
+    ///
+    /// A property list whose top-level dictionary has the key `$archiver` is reported as
+    /// ``keyedArchive``: for a binary property list the top dictionary's keys are checked; for
+    /// an XML one, `$archiver` must be its first key (as Apple's writer sorts them).
+    /// ``read(_:options:)-swift.type.method`` confirms the guess by content.
     ///
     /// OpenStep (old-style ASCII) property lists — text starting with `(`, a `//` or `/*`
     /// comment, or `{` followed by a key that is unquoted or followed by `=` — are reported as
@@ -31,7 +42,7 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     public static func detect(_ data: Data) -> ArchiveFormat? {
         let prefix = Array(data.prefix(64))
         if prefix.starts(with: Array("bplist".utf8)) {
-            return .binaryPropertyList
+            return KeyedArchiveReader.looksLikeKeyedArchive(data) ? .keyedArchive : .binaryPropertyList
         }
         if PropertyListText.utf16Order(of: prefix) != nil {
             // UTF-16 text: only property lists (XML or OpenStep) are read in UTF-16.
@@ -50,7 +61,7 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
         }
         guard let first = bytes.first else { return nil }
         if first == UInt8(ascii: "<") {
-            return .xmlPropertyList
+            return KeyedArchiveReader.looksLikeKeyedArchive(data) ? .keyedArchive : .xmlPropertyList
         }
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || first == UInt8(ascii: "\"")
             || first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
@@ -63,8 +74,14 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
 
     /// Reads a document in this format.
     ///
+    /// ``keyedArchive`` reads the archive's root object (see
+    /// ``KeyedArchiveOptions/rootKey``); the property-list formats read a keyed archive as the
+    /// plain property list it is (`$objects`, `$top`, UIDs as references).
+    ///
     /// - Throws: `ArchiveError` with code `ArchiveError.Code.malformedInput` (and the byte
-    ///   offset or line) for damaged input, `ArchiveError.Code.limitExceeded` when a limit is hit.
+    ///   offset or line, or for keyed archives the place in the archive such as
+    ///   `$objects[12]`) for damaged input, `ArchiveError.Code.limitExceeded` when a limit is
+    ///   hit.
     public func read(_ data: Data, options: ArchiveReadingOptions = .init()) throws -> ArchiveValue {
         guard data.count <= options.limits.maxInputBytes else {
             throw ArchiveError.limitExceeded(
@@ -76,13 +93,19 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
             return try JSONReader.read(data, options: options)
         case .xmlPropertyList, .binaryPropertyList:
             return try PropertyListReader.read(data, options: options)
+        case .keyedArchive:
+            return try KeyedArchiveReader.read(data, options: options)
         }
     }
 
     /// Writes a tree in this format.
     ///
+    /// ``keyedArchive`` writes an NSKeyedArchiver archive (a binary property list) whose root is
+    /// the tree, following ``ArchiveWritingOptions/keyedArchive``.
+    ///
     /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidValue` for values the
-    ///   format cannot hold (a non-finite double in plain JSON, a key too long for a binary plist).
+    ///   format cannot hold (a non-finite double in plain JSON, a key too long for a binary plist),
+    ///   `ArchiveError.Code.unresolvedReference` for a reference to no object (keyed archives).
     public func write(_ value: ArchiveValue, options: ArchiveWritingOptions = .init()) throws -> Data {
         switch self {
         case .json:
@@ -91,10 +114,15 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
             return try XMLPropertyListWriter.write(value, options: options)
         case .binaryPropertyList:
             return try BinaryPropertyListWriter.write(value, options: options)
+        case .keyedArchive:
+            return try KeyedArchiveWriter.write(value, options: options)
         }
     }
 
     /// Detects the format of `data` and reads it.
+    ///
+    /// A property list whose top level is a dictionary with `$archiver` is read as a
+    /// ``keyedArchive`` (its root object), whatever ``detect(_:)`` guessed.
     ///
     /// - Throws: `ArchiveError.Code.unsupportedFormat` when the format is not recognised, and
     ///   whatever the format's reader throws.
@@ -108,7 +136,16 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
                     ? "the input is empty"
                     : "the input is neither JSON nor a property list (it starts with \(hexPrefix(data)))")
         }
-        return (try format.read(data, options: options), format)
+        switch format {
+        case .json:
+            return (try format.read(data, options: options), format)
+        case .xmlPropertyList, .binaryPropertyList, .keyedArchive:
+            let propertyList = try PropertyListReader.read(data, options: options)
+            if KeyedArchiveReader.isKeyedArchive(propertyList) {
+                return (try KeyedArchiveReader.read(propertyList: propertyList, options: options), .keyedArchive)
+            }
+            return (propertyList, PropertyListReader.kind(of: data) == .binary ? .binaryPropertyList : .xmlPropertyList)
+        }
     }
 
     static func hexPrefix(_ data: Data) -> String {
@@ -134,10 +171,15 @@ public struct ArchiveReadingOptions: Sendable, Hashable {
     public var limits: ArchiveLimits
     /// Whether `$type`, `$ref` and the other reserved keys are read as markup.
     public var markup: MarkupMode
+    /// How keyed archives are read (which `$top` key is the root).
+    public var keyedArchive: KeyedArchiveOptions
 
-    public init(limits: ArchiveLimits = .default, markup: MarkupMode = .automatic) {
+    public init(
+        limits: ArchiveLimits = .default, markup: MarkupMode = .automatic, keyedArchive: KeyedArchiveOptions = .default
+    ) {
         self.limits = limits
         self.markup = markup
+        self.keyedArchive = keyedArchive
     }
 }
 
@@ -153,10 +195,17 @@ public struct ArchiveWritingOptions: Sendable, Hashable {
     public var markup: MarkupMode
     /// Bounds the nesting depth a writer follows.
     public var limits: ArchiveLimits
+    /// How keyed archives are written (root key, Mantle's `MTLModelVersion`, numbers as objects).
+    /// The other formats ignore it.
+    public var keyedArchive: KeyedArchiveOptions
 
-    public init(prettyPrinted: Bool = true, markup: MarkupMode = .archive, limits: ArchiveLimits = .default) {
+    public init(
+        prettyPrinted: Bool = true, markup: MarkupMode = .archive, limits: ArchiveLimits = .default,
+        keyedArchive: KeyedArchiveOptions = .default
+    ) {
         self.prettyPrinted = prettyPrinted
         self.markup = markup
         self.limits = limits
+        self.keyedArchive = keyedArchive
     }
 }

@@ -1,0 +1,59 @@
+/// How NSKeyedArchiver archives are read and written (``ArchiveFormat/keyedArchive``).
+///
+/// The defaults read every archive Apple's `NSKeyedArchiver` writes, and write archives that an
+/// old NSCoding app reads with `NSKeyedUnarchiver` and this library reads back with every
+/// object's version. For an app built on Mantle, use ``mantle``: numbers are archived as
+/// `NSNumber` objects too, as Mantle's `-encodeWithCoder:` does.
+///
+/// ```swift
+/// var options = ArchiveWritingOptions()
+/// options.keyedArchive = .mantle
+/// let data = try ArchiveFormat.keyedArchive.write(tree, options: options)
+///
+/// var reading = ArchiveReadingOptions()
+/// reading.keyedArchive.rootKey = "root"          // reject archives without a `root` object
+/// let root = try ArchiveFormat.keyedArchive.read(data, options: reading)
+/// ```
+public struct KeyedArchiveOptions: Sendable, Hashable {
+    /// The `$top` key of the root object.
+    ///
+    /// Reading: `nil` (the default) takes the archive's top-level objects as they are — the
+    /// value of a single `root` key, an array for keys `$0`, `$1`, … (what unkeyed
+    /// `encode(_:)` calls write), and a dictionary of all top-level keys otherwise (an archive
+    /// that stored `foundItems`); a key reads that top-level object and fails with
+    /// `ArchiveError.Code.malformedInput` when the archive has none, as
+    /// `NSKeyedUnarchiver.decodeObject(forKey:)` would. Writing: the key the root is stored
+    /// under, `root` when `nil` (what `archivedData(withRootObject:)` writes).
+    public var rootKey: String?
+
+    /// Whether the writer stores each object's `ArchiveObject.version` under `MTLModelVersion`
+    /// as an `NSNumber` object, as Mantle's `MTLModel` does. The reader always takes
+    /// `MTLModelVersion` as the object's version. Defaults to `true`, so that archives this
+    /// library writes decode again at the versions they were written at (an NSCoding app that
+    /// does not know the key ignores it); turn it off to write exactly the keys of each object.
+    public var writesModelVersion: Bool
+
+    /// Whether the writer stores the numbers and Booleans of an object's fields as `NSNumber`
+    /// objects (what `encodeObject:forKey:` writes, and what Mantle writes for every property)
+    /// rather than inline (what `encodeInteger:forKey:`, `encodeDouble:forKey:` and
+    /// `encodeBool:forKey:` write). Elements of arrays and dictionaries are objects either
+    /// way. The reader accepts both. Defaults to `false`.
+    public var writesNumbersAsObjects: Bool
+
+    /// The defaults: automatic root, model versions, inline numbers.
+    public init(rootKey: String? = nil, writesModelVersion: Bool = true, writesNumbersAsObjects: Bool = false) {
+        self.rootKey = rootKey
+        self.writesModelVersion = writesModelVersion
+        self.writesNumbersAsObjects = writesNumbersAsObjects
+    }
+
+    /// The defaults.
+    public static let `default` = KeyedArchiveOptions()
+
+    /// Archives as Mantle's `MTLModel` writes them: versions under `MTLModelVersion` and numbers
+    /// as `NSNumber` objects.
+    public static let mantle = KeyedArchiveOptions(writesModelVersion: true, writesNumbersAsObjects: true)
+
+    /// The key Mantle stores a model's version under.
+    public static let modelVersionKey = "MTLModelVersion"
+}
