@@ -244,4 +244,44 @@ struct CommandLineToolTests {
         #expect(failing.output.contains("split(name → first_name, last_name): expected a string, found bool true"))
         #expect(failing.output.contains("people[0].name"))
     }
+
+    // MARK: Keyed archives
+
+    @Test("convert prints a keyed archive as JSON with each object's class and keys, and writes keyed archives")
+    func convertKeyedArchive() throws {
+        let scratch = try ScratchFolder()
+        try scratch.copy(
+            fixture: "nskeyedarchiver/kiler129-php/ArchivedData/objectWithSingleProp.bin.plist", to: "a.plist")
+        let json = try ToolProcess.run(["convert", "a.plist", "--to", "json"], in: scratch.url)
+        #expect(json.status == 0)
+        let tree = try ArchiveFormat.json.read(json.standardOutput)
+        #expect(tree.objectValue?.typeName == "TestDummy")
+        #expect(tree["foo"] == "bar")
+
+        try scratch.write(json.output, to: "a.json")
+        let back = try ToolProcess.run(
+            ["convert", "a.json", "--to", "keyed-archive", "-o", "b.plist"], in: scratch.url)
+        #expect(back.status == 0)
+        #expect(ArchiveFormat.detect(try scratch.data("b.plist")) == .keyedArchive)
+        #expect(try ToolProcess.run(["diff", "a.plist", "b.plist"], in: scratch.url).status == 0)
+    }
+
+    @Test("upgrade takes Mantle's pre-0.3 archive to the model's current shape, still a keyed archive")
+    func upgradeMantleArchive() throws {
+        let scratch = try ScratchFolder()
+        let mantle = "nskeyedarchiver/mantle/"
+        try scratch.copy(fixture: mantle + "mtl-test-model-v0-external-representation.plist", to: "old.plist")
+        try scratch.copy(fixture: mantle + "mtl-test-model-v1.plist", to: "v1.plist")
+        try scratch.copy(fixture: mantle + "mantle.rules.json", to: "rules.json")
+        let inspect = try ToolProcess.run(["inspect", "old.plist", "--rules", "rules.json"], in: scratch.url)
+        #expect(inspect.output.contains("old.plist: keyed-archive"))
+        #expect(inspect.output.contains("(root): MTLTestModel v0"))
+        let upgrade = try ToolProcess.run(
+            ["upgrade", "old.plist", "--rules", "rules.json", "--in-place"], in: scratch.url)
+        #expect(upgrade.status == 0, "\(upgrade.standardError)")
+        #expect(upgrade.output.contains("MTLTestModel v0 → v1 (pre-0.3 external representation)"))
+        #expect(ArchiveFormat.detect(try scratch.data("old.plist")) == .keyedArchive)
+        let diff = try ToolProcess.run(["diff", "old.plist", "v1.plist"], in: scratch.url)
+        #expect(diff.status == 0, "\(diff.output)")
+    }
 }

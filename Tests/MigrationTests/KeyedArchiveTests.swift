@@ -153,15 +153,19 @@ struct KeyedArchiveTests {
             #expect(failure?.0 == .malformedInput, "\(file)")
             #expect(failure?.1 == path, "\(file): \(String(describing: failure))")
         }
-        // `$top` without `root`: rejected when the root object is asked for, as
-        // NSKeyedUnarchiver's decodeObject(forKey: "root") does; read as a dictionary of the
-        // top-level objects otherwise.
+        // `$top` without `root`: rejected, as NSKeyedUnarchiver's top-level decoding does; a
+        // tool that shows any archive may still ask for every top-level object.
         let missingRoot = "kiler129-php/BrokenData/missingRoot.\(encoding).plist"
-        let error = try #require(throws: ArchiveError.self) { try Self.read(missingRoot, rootKey: "root") }
+        let error = try #require(throws: ArchiveError.self) { try Self.read(missingRoot) }
         #expect(error.code == .malformedInput)
         #expect(error.path == [.key("$top")])
+        #expect(error.message.contains("no root object"))
         #expect(error.message.contains("'nonRoot'"))
-        #expect(try Self.read(missingRoot) == ["nonRoot": true])
+        var everything = KeyedArchiveOptions()
+        everything.readsAllTopLevelObjects = true
+        let all = try ArchiveFormat.keyedArchive.read(
+            try Self.data(missingRoot), options: ArchiveReadingOptions(keyedArchive: everything))
+        #expect(all == ["nonRoot": true])
     }
 
     @Test("kiler129: all fourteen broken files are covered")
@@ -438,15 +442,14 @@ struct KeyedArchiveTests {
         #expect(error.path.description == path, "\(error)")
     }
 
-    @Test("bpylist2: no_root has no `root` object; it reads as a dictionary of its top-level objects")
+    @Test("bpylist2: no_root has no `root` object and is rejected; its object reads by its own key")
     func bpylist2NoRoot() throws {
-        let error = try #require(throws: ArchiveError.self) {
-            try Self.read("bpylist2/no_root_archive.plist", rootKey: "root")
-        }
+        let error = try #require(throws: ArchiveError.self) { try Self.read("bpylist2/no_root_archive.plist") }
         #expect(error.code == .malformedInput && error.path == [.key("$top")])
-        let top = try Self.read("bpylist2/no_root_archive.plist")
-        #expect(top["rooty"]?.objectValue?.typeName == "crap.Foo")
-        #expect(top["rooty"]?["title"] == "yo")
+        #expect(error.message.contains("'rooty'"))
+        let rooty = try Self.read("bpylist2/no_root_archive.plist", rootKey: "rooty")
+        #expect(rooty.objectValue?.typeName == "crap.Foo")
+        #expect(rooty["title"] == "yo")
     }
 
     @Test("bpylist2: fullChangeLog.bplist, a real app archive of JNStreamTable objects")
@@ -472,7 +475,11 @@ struct KeyedArchiveTests {
 
     @Test("rust-plist: `foundItems` at the top holds an NSMutableIndexSet")
     func rustPlist() throws {
-        let top = try Self.read("rust-plist_binary_NSKeyedArchiver.plist")
+        var everything = KeyedArchiveOptions()
+        everything.readsAllTopLevelObjects = true
+        let top = try ArchiveFormat.keyedArchive.read(
+            try Self.data("rust-plist_binary_NSKeyedArchiver.plist"),
+            options: ArchiveReadingOptions(keyedArchive: everything))
         #expect(top.dictionaryValue?.keys == ["foundItems"])
         let indexSet = try Self.object(top["foundItems"])
         #expect(indexSet.typeName == "NSMutableIndexSet")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The one error type of ModelVersioning and MigrationRules: what went wrong, where in the
 /// archive, with which type, version, migration step and rule.
 ///
@@ -231,7 +233,9 @@ extension ArchiveError: CustomStringConvertible, CustomDebugStringConvertible {
             if !locationText.isEmpty { text += " (\(locationText))" }
         }
         if let underlyingError {
-            text += ": \(underlyingError)"
+            // Foundation's errors print their whole user-info dictionary; keep their sentence.
+            let nested = underlyingError as? ArchiveError
+            text += ": " + (nested.map(\.description) ?? underlyingError.localizedDescription)
         }
         return text
     }

@@ -11,20 +11,24 @@
 /// let data = try ArchiveFormat.keyedArchive.write(tree, options: options)
 ///
 /// var reading = ArchiveReadingOptions()
-/// reading.keyedArchive.rootKey = "root"          // reject archives without a `root` object
+/// reading.keyedArchive.rootKey = "foundItems"    // an archive that stored its object under that key
 /// let root = try ArchiveFormat.keyedArchive.read(data, options: reading)
 /// ```
 public struct KeyedArchiveOptions: Sendable, Hashable {
     /// The `$top` key of the root object.
     ///
-    /// Reading: `nil` (the default) takes the archive's top-level objects as they are — the
-    /// value of a single `root` key, an array for keys `$0`, `$1`, … (what unkeyed
-    /// `encode(_:)` calls write), and a dictionary of all top-level keys otherwise (an archive
-    /// that stored `foundItems`); a key reads that top-level object and fails with
-    /// `ArchiveError.Code.malformedInput` when the archive has none, as
-    /// `NSKeyedUnarchiver.decodeObject(forKey:)` would. Writing: the key the root is stored
-    /// under, `root` when `nil` (what `archivedData(withRootObject:)` writes).
+    /// Reading: `nil` (the default) reads the object under `root` (what
+    /// `archivedData(withRootObject:)` writes), or, for keys `$0`, `$1`, … (what unkeyed
+    /// `encode(_:)` calls write), an array of them; any other archive fails with
+    /// `ArchiveError.Code.malformedInput` naming its top-level keys, as `NSKeyedUnarchiver`'s
+    /// top-level decoding would. A key reads that top-level object instead (an archive that
+    /// stored `foundItems`). Writing: the key the root is stored under, `root` when `nil`.
     public var rootKey: String?
+
+    /// Reading: take every top-level object, as a dictionary keyed by its `$top` key, when the
+    /// archive has neither `root` nor `$0`, `$1`, … keys (for tools that show any archive).
+    /// Defaults to `false`.
+    public var readsAllTopLevelObjects = false
 
     /// Whether the writer stores each object's `ArchiveObject.version` under `MTLModelVersion`
     /// as an `NSNumber` object, as Mantle's `MTLModel` does. The reader always takes

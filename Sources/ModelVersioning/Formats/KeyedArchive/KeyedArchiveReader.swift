@@ -65,13 +65,13 @@ struct KeyedArchiveReader {
         let (top, objects) = try envelope(of: propertyList, limits: options.limits)
         var reader = KeyedArchiveReader(objects: objects, limits: options.limits)
         do {
-            return try reader.readRoot(top, rootKey: options.keyedArchive.rootKey)
+            return try reader.readRoot(top, options: options.keyedArchive)
         } catch is CollectionCycle {
             // A collection was entered again while being expanded: find the collections that
             // contain themselves and read again, keeping those as objects.
             let cyclic = try reader.collectionsOnCycles()
             reader.reset(identifying: cyclic)
-            return try reader.readRoot(top, rootKey: options.keyedArchive.rootKey)
+            return try reader.readRoot(top, options: options.keyedArchive)
         }
     }
 
@@ -236,15 +236,17 @@ struct KeyedArchiveReader {
     // MARK: - Root
 
     /// The root value, from `$top`; identities nothing refers to are removed afterwards.
-    mutating func readRoot(_ top: ArchiveDictionary, rootKey: String?) throws -> ArchiveValue {
-        var root = try topValue(top, rootKey: rootKey)
+    mutating func readRoot(_ top: ArchiveDictionary, options: KeyedArchiveOptions) throws -> ArchiveValue {
+        var root = try topValue(top, rootKey: options.rootKey, readsAllTopLevelObjects: options.readsAllTopLevelObjects)
         if identifiedCount > referenced.count {
             Self.removeUnusedIdentities(&root, keeping: referenced)
         }
         return root
     }
 
-    private mutating func topValue(_ top: ArchiveDictionary, rootKey: String?) throws -> ArchiveValue {
+    private mutating func topValue(_ top: ArchiveDictionary, rootKey: String?, readsAllTopLevelObjects: Bool) throws
+        -> ArchiveValue
+    {
         if let rootKey {
             let key = Self.escape(rootKey)
             guard let stored = top[key] else {
@@ -257,8 +259,8 @@ struct KeyedArchiveReader {
             }
             return try value(stored, at: Site(entry: -1, key: key), depth: 0)
         }
-        if top.count == 1, top[0].key == "root" {
-            return try value(top[0].value, at: Site(entry: -1, key: "root"), depth: 0)
+        if let stored = top["root"] {
+            return try value(stored, at: Site(entry: -1, key: "root"), depth: 0)
         }
         guard 0 < limits.maxDepth else { throw depthError(at: [.key("$top")]) }
         if let order = Self.unkeyedOrder(top) {
@@ -270,6 +272,15 @@ struct KeyedArchiveReader {
             }
             try countNode()
             return .array(elements)
+        }
+        guard readsAllTopLevelObjects else {
+            let keys = top.keys.prefix(8).map { "'\($0)'" }.joined(separator: ", ")
+            throw ArchiveError(
+                .malformedInput,
+                "the archive has no root object: '$top' has no key 'root'"
+                    + (keys.isEmpty
+                        ? " (it is empty)" : " (it has \(keys); read one with KeyedArchiveOptions.rootKey)"),
+                path: [.key("$top")])
         }
         var entries = ArchiveDictionary(minimumCapacity: top.count)
         var unescaped = false
