@@ -124,15 +124,24 @@ struct TreeKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try decoder.unboxBool(try require(key), key: .key(key.stringValue))
+        guard let value = lookup(key) else { return try decoder.unboxBool(try require(key)) }
+        if case .bool(let bool) = value { return bool }
+        return try decoder.unboxBool(value, key: .key(key.stringValue))
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try decoder.unboxString(try require(key), key: .key(key.stringValue))
+        guard let value = lookup(key) else { return try decoder.unboxString(try require(key)) }
+        if case .string(let string) = value { return string }
+        return try decoder.unboxString(value, key: .key(key.stringValue))
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try decoder.unboxDouble(try require(key), key: .key(key.stringValue))
+        guard let value = lookup(key) else { return try decoder.unboxDouble(try require(key)) }
+        switch value {
+        case .double(let number): return number
+        case .int(let number): return Double(number)
+        default: return try decoder.unboxDouble(value, key: .key(key.stringValue))
+        }
     }
 
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
@@ -140,7 +149,9 @@ struct TreeKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try decoder.unboxInteger(try require(key), as: Int.self, key: .key(key.stringValue))
+        guard let value = lookup(key) else { return try decoder.unboxInteger(try require(key), as: Int.self) }
+        if case .int(let number) = value, let int = Int(exactly: number) { return int }
+        return try decoder.unboxInteger(value, as: Int.self, key: .key(key.stringValue))
     }
 
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
@@ -454,6 +465,7 @@ struct TreeSingleValueDecodingContainer: SingleValueDecodingContainer {
             decoder.currentObject = savedObject
             decoder.currentAllowed = savedAllowed
         }
+        decoder.currentValue = value
         decoder.currentAllowed = allowed
         return try decoder.unbox(value, as: T.self)
     }

@@ -18,6 +18,25 @@ final class DecodingSession {
     }
 }
 
+/// Arrays the decoder fills itself, element by element, with the capacity known up front.
+protocol ArchiveDecodableArray {
+    static func decodeElements(_ elements: [ArchiveValue], with decoder: TreeDecoder, allowed: Set<String>?) throws
+        -> Self
+}
+
+extension Array: ArchiveDecodableArray where Element: Decodable {
+    static func decodeElements(_ elements: [ArchiveValue], with decoder: TreeDecoder, allowed: Set<String>?) throws
+        -> [Element]
+    {
+        var result: [Element] = []
+        result.reserveCapacity(elements.count)
+        for index in elements.indices {
+            result.append(try decoder.decode(Element.self, from: elements[index], key: .index(index), allowed: allowed))
+        }
+        return result
+    }
+}
+
 /// Metatypes compared on the hot paths, fetched once (a generic type's metadata is looked up
 /// in the runtime's cache every time it is named).
 enum KnownTypes {
@@ -207,7 +226,8 @@ final class TreeDecoder: Decoder {
         return try unbox(value, as: T.self)
     }
 
-    /// Decodes `value`, the current value, as a `T`.
+    /// Decodes `value`, the current value, as a `T`. Callers make `value` the current value
+    /// first (``decode(_:from:key:allowed:conditional:)`` pushes it).
     ///
     /// The hot path: generic `T?` values are avoided here (each one makes the runtime look up
     /// `Optional<T>`'s metadata), and the common primitives and arrays of them are built
@@ -235,6 +255,9 @@ final class TreeDecoder: Decoder {
                 return unsafeBitCast(try unboxInts(elements), to: T.self)
             }
             if T.self == ArchiveValue.self { return unsafeBitCast(value, to: T.self) }
+            if let array = T.self as? any ArchiveDecodableArray.Type {
+                return try decodeArray(array, elements, as: T.self)
+            }
         case .dictionary:
             if T.self == ArchiveValue.self { return unsafeBitCast(value, to: T.self) }
         case .string(let string):
@@ -271,11 +294,11 @@ final class TreeDecoder: Decoder {
         return try make(primitive)
     }
 
-    /// Any other value: the type's own `init(from:)` reads it through the containers.
+    /// Any other value: the type's own `init(from:)` reads it through the containers. The
+    /// current value is already `value` (every caller of ``unbox(_:as:)`` guarantees it).
     private func decodeComposite<T: Decodable>(_ value: ArchiveValue, as type: T.Type) throws -> T {
-        currentValue = value
-        currentModel = nil
-        currentObject = nil
+        if currentModel != nil { currentModel = nil }
+        if currentObject != nil { currentObject = nil }
         return try T(from: self)
     }
 
@@ -290,6 +313,18 @@ final class TreeDecoder: Decoder {
                 "the conditional reference to \(id) points to an object that was never archived unconditionally")
         }
         return resolved
+    }
+
+    /// An array of any other decodable element type, decoded element by element into an array
+    /// of exactly the right capacity (the standard library's `Array.init(from:)` grows it).
+    private func decodeArray<T>(_ array: any ArchiveDecodableArray.Type, _ elements: [ArchiveValue], as type: T.Type)
+        throws -> T
+    {
+        func make<A: ArchiveDecodableArray>(_ type: A.Type) throws -> T {
+            // `A` is `T`: the metatype was cast from `T.self`.
+            unsafeBitCast(try A.decodeElements(elements, with: self, allowed: currentAllowed), to: T.self)
+        }
+        return try make(array)
     }
 
     private func unboxStrings(_ elements: [ArchiveValue]) throws -> [String] {
@@ -422,10 +457,10 @@ final class TreeDecoder: Decoder {
                 session.graph.decodedValueIdentities.insert(id)
             }
         }
-        currentValue = .object(object)
+        // The current value is already `.object(object)` (callers guarantee it).
         currentModel = concrete
         currentObject = object
-        currentAllowed = nil
+        if currentAllowed != nil { currentAllowed = nil }
     }
 
     /// The object's fields decoded by a type that is not a model (a mirror struct, a dictionary).
@@ -517,6 +552,7 @@ final class TreeDecoder: Decoder {
             if currentIsConditional { return nil }
             throw error(.unresolvedReference, "the reference \(id) points to no object of the archive")
         }
+        currentValue = .object(definition.object)
         return try decodeObject(definition.object, as: T.self)
     }
 
