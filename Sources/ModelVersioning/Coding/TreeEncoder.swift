@@ -135,7 +135,9 @@ extension TreeEncoder {
         }
         switch session.infos.encodingTraits(for: Swift.type(of: value)) {
         case .primitive:
-            guard let primitive = value as? any ArchivePrimitive else { return try boxComposite(value, info: nil, id: nil, key: key) }
+            guard let primitive = value as? any ArchivePrimitive else {
+                return try boxComposite(value, info: nil, id: nil, key: key)
+            }
             return try primitive.archiveValue(in: self, key: key)
         case .model(let info):
             if info.isClass { return try boxModelInstance(value, info: info, key: key) }
