@@ -2,10 +2,10 @@ import Foundation
 import ModelVersioning
 import Testing
 
-// The decoder hands a finished object's keyed container to the next object of the same type at
-// the same depth. These models use containers the ways that could expose a container shared
-// too early: reading after nested objects of the same type, asking twice, and handing the same
-// decoder to another type with the same keys.
+// Keyed containers must read their own object whatever else is decoded while they are alive
+// (a decoder that recycled containers between objects would fail here): these models read after
+// nested objects of the same type, ask twice, and hand the same decoder to another type with
+// the same keys.
 
 /// Reads its fields after its children, so its container must survive their decoding.
 private struct Outline: VersionedModel, Equatable {
