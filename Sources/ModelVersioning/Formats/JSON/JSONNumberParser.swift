@@ -46,6 +46,63 @@ enum JSONNumberParser {
         byte &- UInt8(ascii: "0") < 10
     }
 
+    /// Reads the number at `position` (a `-` or a digit) when it is short and plain: at most 15
+    /// digits in all, an optional fraction, no exponent. Returns `nil`, leaving `position`
+    /// alone, for anything else, which ``parse(_:from:end:)`` then reads.
+    ///
+    /// The result is what ``parse(_:from:end:)`` returns for the same text: a mantissa below
+    /// 10^15 is exact in a double, and dividing it by an exact power of ten is correctly
+    /// rounded.
+    @inline(__always)
+    static func parseShort(_ bytes: UnsafePointer<UInt8>, at position: inout Int, end: Int) -> ArchiveValue? {
+        @inline(__always) func byte(_ offset: Int) -> UInt8 {
+            offset < end ? bytes[offset] : 0
+        }
+        var cursor = position
+        let negative = byte(cursor) == UInt8(ascii: "-")
+        if negative { cursor &+= 1 }
+        let integerStart = cursor
+        var current = byte(cursor)
+        guard isDigit(current) else { return nil }
+        var mantissa: UInt64 = 0
+        if current == UInt8(ascii: "0") {
+            cursor &+= 1
+            current = byte(cursor)
+        } else {
+            repeat {
+                mantissa = mantissa &* 10 &+ UInt64(current &- UInt8(ascii: "0"))
+                cursor &+= 1
+                current = byte(cursor)
+            } while isDigit(current) && cursor &- integerStart < 15
+        }
+        var fractionDigits = 0
+        if current == UInt8(ascii: ".") {
+            cursor &+= 1
+            current = byte(cursor)
+            guard isDigit(current) else { return nil }
+            let fractionStart = cursor
+            // At most 15 digits in all: the integer digits, the point, and the fraction digits
+            // span at most 16 bytes.
+            while isDigit(current) && cursor &- integerStart < 16 {
+                mantissa = mantissa &* 10 &+ UInt64(current &- UInt8(ascii: "0"))
+                cursor &+= 1
+                current = byte(cursor)
+            }
+            fractionDigits = cursor &- fractionStart
+        }
+        // A digit here means too many digits (or a leading zero); an exponent is not short.
+        guard !isDigit(current), current != UInt8(ascii: "."), current | 0x20 != UInt8(ascii: "e") else {
+            return nil
+        }
+        position = cursor
+        if fractionDigits == 0 {
+            let magnitude = Int64(truncatingIfNeeded: mantissa)
+            return .int(negative ? 0 &- magnitude : magnitude)
+        }
+        let value = Double(mantissa) / doublePowers[fractionDigits]
+        return .double(negative ? -value : value)
+    }
+
     /// Reads the number that starts at `start` (a `-` or a digit). Bytes at `end` and beyond are
     /// never read.
     static func parse(_ bytes: UnsafePointer<UInt8>, from start: Int, end: Int) -> Result {

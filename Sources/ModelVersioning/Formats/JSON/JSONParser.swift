@@ -156,6 +156,10 @@ struct JSONParser: ~Copyable {
             case UInt8(ascii: "\""):
                 value = .string(try readValueString())
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if let short = JSONNumberParser.parseShort(bytes, at: &position, end: end) {
+                    value = short
+                    break
+                }
                 switch JSONNumberParser.parse(bytes, from: position, end: end) {
                 case .value(let number, let next):
                     value = number
