@@ -433,53 +433,45 @@ struct JSONParser: ~Copyable {
             JSONKeyCache.Role(
                 rawValue: UInt8(truncatingIfNeeded: roles >> UInt32(truncatingIfNeeded: index &* 4)) & 0xF)
         }
-        // Check the metadata in place first.
+        // Check the metadata in place, without copying values; on any doubt nothing has moved.
+        var typeName: String?
         var version: Int?
         var id: ArchiveObjectID?
+        var superclassNames: [String] = []
         let valid = entries.withElements(from: start) { elements -> Bool in
-            var hasType = false
             for index in 0..<count {
-                let value = elements[index].value
                 switch role(at: index) {
                 case .type:
-                    guard case .string(let name) = value, !name.isEmpty else { return false }
-                    hasType = true
+                    guard case .string(let name) = elements[index].value, !name.isEmpty else { return false }
+                    typeName = name
                 case .version:
-                    guard let number = value.int64Value, number >= 0, let int = Int(exactly: number) else {
+                    guard let number = elements[index].value.int64Value, number >= 0, let int = Int(exactly: number)
+                    else {
                         return false
                     }
                     version = int
                 case .id:
-                    guard let number = value.int64Value, number >= 0, let int = Int(exactly: number) else {
+                    guard let number = elements[index].value.int64Value, number >= 0, let int = Int(exactly: number)
+                    else {
                         return false
                     }
                     id = ArchiveObjectID(int)
                 case .classes:
-                    guard case .array(let names) = value else { return false }
+                    guard case .array(let names) = elements[index].value else { return false }
+                    superclassNames.reserveCapacity(names.count)
                     for name in names {
-                        guard case .string = name else { return false }
+                        guard case .string(let string) = name else { return false }
+                        superclassNames.append(string)
                     }
                 default:
                     return false
                 }
             }
-            return hasType
+            return true
         }
-        guard valid else { return nil }
+        guard valid, let typeName else { return nil }
         let fields = entries.removeArray(from: start &+ count)
-        var typeName = ""
-        var superclassNames: [String] = []
-        for index in stride(from: count &- 1, through: 0, by: -1) {
-            let value = entries.removeLast().value
-            switch role(at: index) {
-            case .type:
-                if case .string(let name) = value { typeName = name }
-            case .classes:
-                if case .array(let names) = value { superclassNames = names.compactMap(\.stringValue) }
-            default:
-                break
-            }
-        }
+        entries.removeLast(count)
         return .object(
             ArchiveObject(
                 typeName: typeName, version: version, id: id, superclassNames: superclassNames,
