@@ -53,8 +53,12 @@ struct JSONKeyCache: ~Copyable {
         var head: UInt64
         var tail: UInt64
         var length: Int
+        /// The key's fingerprint for duplicate detection.
+        var print: UInt64
         var role: Role
         var string: String
+        /// The slot of the key that followed this one the last time it was read.
+        var next: UnsafeMutablePointer<Slot>?
     }
 
     static let slotCount = 256
@@ -63,12 +67,36 @@ struct JSONKeyCache: ~Copyable {
 
     init() {
         slots = .allocate(capacity: Self.slotCount)
-        slots.initialize(repeating: Slot(head: 0, tail: 0, length: -1, role: .plain, string: ""), count: Self.slotCount)
+        slots.initialize(
+            repeating: Slot(head: 0, tail: 0, length: -1, print: 0, role: .plain, string: "", next: nil),
+            count: Self.slotCount)
     }
 
     deinit {
         slots.deinitialize(count: Self.slotCount)
         slots.deallocate()
+    }
+
+    /// The first and last eight bytes of the `length` bytes at `base` (zero-extended when
+    /// shorter), reading at most `readable` bytes from `base`.
+    @inline(__always)
+    static func words(_ base: UnsafePointer<UInt8>, length: Int, readable: Int) -> (head: UInt64, tail: UInt64) {
+        if length >= 8 {
+            return (
+                UnsafeRawPointer(base).loadUnaligned(as: UInt64.self),
+                UnsafeRawPointer(base + (length &- 8)).loadUnaligned(as: UInt64.self)
+            )
+        }
+        var head: UInt64 = 0
+        if readable >= 8 {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self))
+            head = word & ((1 << (UInt64(truncatingIfNeeded: length) &* 8)) &- 1)
+        } else {
+            for offset in 0..<length {
+                head |= UInt64(base[offset]) << (UInt64(truncatingIfNeeded: offset) &* 8)
+            }
+        }
+        return (head, 0)
     }
 
     /// The slot for a key whose bytes hash to `hash`.

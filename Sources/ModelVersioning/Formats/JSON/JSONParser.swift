@@ -65,6 +65,8 @@ struct JSONParser: ~Copyable {
     private var keyPrints = MoveStack<UInt64>()
     private var frames = MoveStack<Frame>(initialCapacity: 16)
     private var keyCache = JSONKeyCache()
+    /// The cache slot of the key read last, when it was cached.
+    private var previousKeySlot: UnsafeMutablePointer<JSONKeyCache.Slot>?
     /// Decoded bytes of strings with escapes.
     private var scratch: [UInt8] = []
     private var valueCount = 0
@@ -555,11 +557,31 @@ struct JSONParser: ~Copyable {
     @inline(__always)
     private mutating func readKey() throws -> JSONKeyCache.Role {
         let contentStart = position &+ 1
+        let readable = end &- contentStart
+        // Keys mostly come in the order they came before: try the key that followed the previous
+        // key last time. Bytes equal to a cached key's, followed by a quote, are that key (a
+        // cached key is at most 16 escape-free ASCII bytes that passed every check).
+        if let predicted = previousKeySlot?.pointee.next {
+            let length = predicted.pointee.length
+            if length >= 0 && length <= 16 && length < readable
+                && bytes[contentStart &+ length] == UInt8(ascii: "\"")
+            {
+                let (head, tail) = JSONKeyCache.words(bytes + contentStart, length: length, readable: readable)
+                if head == predicted.pointee.head && tail == predicted.pointee.tail {
+                    position = contentStart &+ length &+ 1
+                    keyPrint = predicted.pointee.print
+                    previousKeySlot = predicted
+                    key = predicted.pointee.string
+                    return predicted.pointee.role
+                }
+            }
+        }
         let (stop, highBits) = scanString(from: contentStart)
         guard stop < end else {
             throw malformed("unterminated string", at: position, inValue: false)
         }
         guard bytes[stop] == UInt8(ascii: "\"") else {
+            previousKeySlot = nil
             keyPrint = 0
             key = try readEscapedString(contentStart: contentStart, stop: stop, isKey: true)
             return JSONKeyCache.Role(of: key)
@@ -575,25 +597,14 @@ struct JSONParser: ~Copyable {
                 throw malformed("invalid UTF-8 in a string", at: contentStart &+ bad, inValue: false)
             }
             position = stop &+ 1
+            previousKeySlot = nil
             keyPrint = 0
             key = Self.string(validUTF8: content)
             return JSONKeyCache.Role(of: key)
         }
         position = stop &+ 1
 
-        var head: UInt64 = 0
-        var tail: UInt64 = 0
-        if length >= 8 {
-            head = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
-            tail = UnsafeRawPointer(base + (length &- 8)).loadUnaligned(as: UInt64.self)
-        } else if end &- contentStart >= 8 {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self))
-            head = word & ((1 << (UInt64(truncatingIfNeeded: length) &* 8)) &- 1)
-        } else {
-            for offset in 0..<length {
-                head |= UInt64(base[offset]) << (UInt64(truncatingIfNeeded: offset) &* 8)
-            }
-        }
+        let (head, tail) = JSONKeyCache.words(base, length: length, readable: readable)
         let hash =
             (head &* 0x9E37_79B9_7F4A_7C15) ^ (tail &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(truncatingIfNeeded: length)
         keyPrint = hash | (1 << 63)
@@ -601,8 +612,11 @@ struct JSONParser: ~Copyable {
         if !JSONKeyCache.matches(slot, head: head, tail: tail, base: base, length: length) {
             let string = Self.string(validUTF8: content)
             slot.pointee = JSONKeyCache.Slot(
-                head: head, tail: tail, length: length, role: JSONKeyCache.Role(of: string), string: string)
+                head: head, tail: tail, length: length, print: keyPrint, role: JSONKeyCache.Role(of: string),
+                string: string, next: nil)
         }
+        previousKeySlot?.pointee.next = slot
+        previousKeySlot = slot
         key = slot.pointee.string
         return slot.pointee.role
     }
