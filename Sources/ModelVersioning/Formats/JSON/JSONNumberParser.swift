@@ -55,40 +55,42 @@ enum JSONNumberParser {
     /// rounded.
     @inline(__always)
     static func parseShort(_ bytes: UnsafePointer<UInt8>, at position: inout Int, end: Int) -> ArchiveValue? {
-        @inline(__always) func byte(_ offset: Int) -> UInt8 {
-            offset < end ? bytes[offset] : 0
-        }
+        // A short number and the byte after it span at most 18 bytes (sign, 15 digits, point,
+        // next byte); closer to the end of the input the general reader takes over.
+        guard end &- position >= 18 else { return nil }
         var cursor = position
-        let negative = byte(cursor) == UInt8(ascii: "-")
+        let negative = bytes[cursor] == UInt8(ascii: "-")
         if negative { cursor &+= 1 }
         let integerStart = cursor
-        var current = byte(cursor)
-        guard isDigit(current) else { return nil }
-        var mantissa: UInt64 = 0
-        if current == UInt8(ascii: "0") {
-            cursor &+= 1
-            current = byte(cursor)
-        } else {
-            repeat {
-                mantissa = mantissa &* 10 &+ UInt64(current &- UInt8(ascii: "0"))
+        var digit = bytes[cursor] &- UInt8(ascii: "0")
+        guard digit < 10 else { return nil }
+        var mantissa = UInt64(digit)
+        cursor &+= 1
+        var current = bytes[cursor]
+        if mantissa != 0 {
+            while true {
+                digit = current &- UInt8(ascii: "0")
+                guard digit < 10, cursor &- integerStart < 15 else { break }
+                mantissa = mantissa &* 10 &+ UInt64(digit)
                 cursor &+= 1
-                current = byte(cursor)
-            } while isDigit(current) && cursor &- integerStart < 15
+                current = bytes[cursor]
+            }
         }
         var fractionDigits = 0
         if current == UInt8(ascii: ".") {
             cursor &+= 1
-            current = byte(cursor)
-            guard isDigit(current) else { return nil }
             let fractionStart = cursor
-            // At most 15 digits in all: the integer digits, the point, and the fraction digits
+            // At most 15 digits in all: the integer digits, the point and the fraction digits
             // span at most 16 bytes.
-            while isDigit(current) && cursor &- integerStart < 16 {
-                mantissa = mantissa &* 10 &+ UInt64(current &- UInt8(ascii: "0"))
+            while true {
+                current = bytes[cursor]
+                digit = current &- UInt8(ascii: "0")
+                guard digit < 10, cursor &- integerStart < 16 else { break }
+                mantissa = mantissa &* 10 &+ UInt64(digit)
                 cursor &+= 1
-                current = byte(cursor)
             }
             fractionDigits = cursor &- fractionStart
+            guard fractionDigits > 0 else { return nil }
         }
         // A digit here means too many digits (or a leading zero); an exponent is not short.
         guard !isDigit(current), current != UInt8(ascii: "."), current | 0x20 != UInt8(ascii: "e") else {
