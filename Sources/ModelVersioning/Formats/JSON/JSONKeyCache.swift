@@ -8,10 +8,14 @@ import Foundation
 /// long is identified exactly by its first and last eight bytes and its length; longer ones are
 /// also compared in full.
 ///
+/// Each slot also remembers the slot of the key read after it (``Slot/next``), which the reader
+/// tries first for the next key.
+///
 /// ```swift
 /// var cache = JSONKeyCache()
+/// let (head, tail) = JSONKeyCache.words(base, length: length, readable: readable)
 /// let slot = cache.slot(hash: hash)
-/// if cache.matches(slot, head: head, tail: tail, base: base, length: length) { … }
+/// if !JSONKeyCache.matches(slot, head: head, tail: tail, base: base, length: length) { … }
 /// ```
 ///
 /// Noncopyable because it owns its slots.

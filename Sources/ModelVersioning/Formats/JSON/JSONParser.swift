@@ -5,8 +5,13 @@ import Foundation
 ///
 /// Children of open containers wait on ``MoveStack``s (array elements and object entries) and
 /// are moved into exactly sized arrays when their container closes. Strings without escapes are
-/// built straight from the input bytes, and keys seen before are taken from a small cache
-/// instead of being built again. Line and column are computed only for errors.
+/// built straight from the input bytes. Keys seen before come from ``JSONKeyCache``, together
+/// with their fingerprint for duplicate detection and their role in archive markup; the key
+/// that followed the previous key last time is tried first, so keys in their usual order are
+/// neither scanned nor hashed. Objects whose only `$` keys are their leading metadata keys are
+/// built directly; everything else in the markup goes through ``ArchiveMarkup``. Short plain
+/// numbers are read inline (``JSONNumberParser/parseShort(_:at:end:)``). Line and column are
+/// computed only for errors.
 ///
 /// ```swift
 /// var parser = JSONParser(base, count: count, options: options)
