@@ -600,6 +600,30 @@ struct JSONFormatTests {
         }
     }
 
+    @Test("strings of every short length escape a quote, backslash or control character wherever it is")
+    func escapesEverywhere() throws {
+        let specials: [Character] = ["\"", "\\", "\n", "\u{01}", "\u{1F}", "\t"]
+        for length in 0...24 {
+            // ASCII, and two-byte UTF-8 so the word-at-a-time checks see high bytes too.
+            let unit: Character = length % 2 == 0 ? "a" : "é"
+            let plain = String(repeating: unit, count: length)
+            var texts = [plain]
+            for position in 0...length {
+                for special in specials {
+                    var text = Array(plain)
+                    text.insert(special, at: position)
+                    texts.append(String(text))
+                }
+            }
+            for text in texts {
+                let json = try write(.string(text))
+                #expect(try read(json) == .string(text), "\(json)")
+                let foundation = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed)
+                #expect(foundation as? String == text, "\(json)")
+            }
+        }
+    }
+
     @Test("doubles are written as Swift's description spells them: short decimals, 17 digits, boundaries")
     func doublesSpelledAsDescription() throws {
         func expected(_ number: Double) -> String {

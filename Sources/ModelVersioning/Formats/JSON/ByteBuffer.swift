@@ -60,9 +60,30 @@ struct ByteBuffer: ~Copyable {
     @inline(__always)
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
-        reserve(bytes.count)
-        (base + count).update(from: source, count: bytes.count)
-        count &+= bytes.count
+        let length = bytes.count
+        reserve(length)
+        let destination = UnsafeMutableRawPointer(base + count)
+        let from = UnsafeRawPointer(source)
+        // Most appends are short (keys, numbers, short strings): two overlapping word copies
+        // instead of a call to memcpy. Both read and write stay within the `length` bytes.
+        if length >= 8 && length <= 16 {
+            let head = from.loadUnaligned(as: UInt64.self)
+            let tail = from.loadUnaligned(fromByteOffset: length &- 8, as: UInt64.self)
+            destination.storeBytes(of: head, as: UInt64.self)
+            destination.storeBytes(of: tail, toByteOffset: length &- 8, as: UInt64.self)
+        } else if length >= 4 && length < 8 {
+            let head = from.loadUnaligned(as: UInt32.self)
+            let tail = from.loadUnaligned(fromByteOffset: length &- 4, as: UInt32.self)
+            destination.storeBytes(of: head, as: UInt32.self)
+            destination.storeBytes(of: tail, toByteOffset: length &- 4, as: UInt32.self)
+        } else if length < 4 {
+            for offset in 0..<length {
+                base[count &+ offset] = source[offset]
+            }
+        } else {
+            (base + count).update(from: source, count: length)
+        }
+        count &+= length
     }
 
     @inline(__always)

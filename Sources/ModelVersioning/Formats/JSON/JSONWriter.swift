@@ -334,7 +334,7 @@ extension JSONWriter {
         ///
         /// For the fewest fraction digits `k` such that `m / 10^k` (with `m` the nearest
         /// integer to `number × 10^k`) reads back as `number`, `m / 10^k` is the shortest
-        /// spelling. With `m < 10^15` the product is within 0.2 of `m`, so rounding finds it, and
+        /// spelling. With `m < 10^15` the product is within 0.22 of `m`, so rounding finds it, and
         /// no other decimal with `k` fraction digits reads back as `number` (they are more than
         /// four units in the last place apart), so it is the one `description` picks too.
         @inline(__always)
@@ -346,10 +346,12 @@ extension JSONWriter {
             var digits = 0
             while digits <= 19 {
                 let power = powers[digits]
-                let scaled = (magnitude * power).rounded()
-                guard scaled < 1e15 else { return false }
-                if scaled / power == magnitude {
-                    writeDecimal(UInt64(scaled), fractionDigits: digits, negative: number < 0)
+                let product = magnitude * power
+                guard product < 1e15 else { return false }
+                // The nearest integer: below 2^52, adding 0.5 is exact, and the conversion truncates.
+                let scaled = UInt64(product + 0.5)
+                if Double(scaled) / power == magnitude {
+                    writeDecimal(scaled, fractionDigits: digits, negative: number < 0)
                     return true
                 }
                 digits &+= 1
@@ -440,6 +442,45 @@ extension JSONWriter {
             text.withUTF8 { appendQuoted($0) }
         }
 
+        /// Whether any of the `count` bytes at `base` is a quote, a backslash or a control
+        /// character, checked a word at a time (overlapping words cover the tail; nothing outside
+        /// the `count` bytes is read).
+        @inline(__always)
+        private static func needsEscaping(_ base: UnsafePointer<UInt8>, count: Int) -> Bool {
+            let raw = UnsafeRawPointer(base)
+            if count >= 8 {
+                var offset = 0
+                while true {
+                    if special(raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) { return true }
+                    if offset == count &- 8 { return false }
+                    offset = Swift.min(offset &+ 8, count &- 8)
+                }
+            }
+            if count >= 4 {
+                let head = UInt64(raw.loadUnaligned(as: UInt32.self))
+                let tail = UInt64(raw.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self))
+                // Two overlapping halves: every byte tested is one of the string's.
+                return special(head | (tail << 32))
+            }
+            for offset in 0..<count {
+                let byte = base[offset]
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            }
+            return false
+        }
+
+        /// Whether any byte of `word` is a quote, a backslash or below 0x20.
+        @inline(__always)
+        private static func special(_ word: UInt64) -> Bool {
+            let quotes = word ^ 0x2222_2222_2222_2222
+            let backslashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
+            let found =
+                ((quotes &- 0x0101_0101_0101_0101) & ~quotes)
+                | ((backslashes &- 0x0101_0101_0101_0101) & ~backslashes)
+                | ((word &- 0x2020_2020_2020_2020) & ~word)
+            return found & 0x8080_8080_8080_8080 != 0
+        }
+
         /// Appends `bytes` (valid UTF-8) as a quoted, escaped JSON string.
         private mutating func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, escapingReserved: Bool = false) {
             output.append(UInt8(ascii: "\""))
@@ -451,6 +492,11 @@ extension JSONWriter {
                 return
             }
             let count = bytes.count
+            if !Self.needsEscaping(base, count: count) {
+                output.append(bytes)
+                output.append(UInt8(ascii: "\""))
+                return
+            }
             var segmentStart = 0
             var index = 0
             while index < count {
