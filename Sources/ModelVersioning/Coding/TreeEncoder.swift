@@ -5,6 +5,11 @@ final class EncodingSession {
     // Touched on every model object; never accessed overlappingly (one run, one thread).
     @exclusivity(unchecked) var infos: ModelInfoCache
     @exclusivity(unchecked) var graph = EncodingGraph()
+    /// The last key sequence each model wrote, known to hold no key twice: a model writes the
+    /// same keys for every instance, so checking a new object against it is one comparison per
+    /// key instead of one per pair of keys.
+    @exclusivity(unchecked) private var checkedKeys: [ObjectIdentifier: [String]] = [:]
+    @exclusivity(unchecked) private var lastChecked: (model: ObjectIdentifier, keys: [String])?
     let limits: ArchiveLimits
     let userInfo: [CodingUserInfoKey: Any]
 
@@ -12,6 +17,22 @@ final class EncodingSession {
         self.infos = ModelInfoCache(registry: registry)
         self.limits = limits
         self.userInfo = userInfo
+    }
+
+    /// The fields of a model's keyed container, with repeated keys resolved (see
+    /// ``KeyedEncodingStorage/finish(checkedKeys:)``).
+    func fields(of storage: KeyedEncodingStorage, model: ModelInfo) throws -> ArchiveDictionary {
+        let id = ObjectIdentifier(model)
+        let known = lastChecked?.model == id ? lastChecked?.keys : checkedKeys[id]
+        let (fields, matched) = try storage.finish(checkedKeys: known)
+        if !matched {
+            let keys = fields.keys
+            checkedKeys[id] = keys
+            lastChecked = (id, keys)
+        } else if lastChecked?.model != id, let known {
+            lastChecked = (id, known)
+        }
+        return fields
     }
 }
 
@@ -189,7 +210,7 @@ extension TreeEncoder {
         case .empty:
             fields = [:]
         case .keyed(let keyed):
-            fields = try keyed.finish()
+            fields = try session.fields(of: keyed, model: info)
             extras = keyed.extras
         case .value(.object(let object)) where object.typeName == info.typeName:
             // A model that encodes itself as an archived object (a wrapper around one).
@@ -341,16 +362,27 @@ final class KeyedEncodingStorage {
     }
 
     func finish() throws -> ArchiveDictionary {
+        try finish(checkedKeys: nil).fields
+    }
+
+    /// The entries as a dictionary. A key written twice keeps its first position and its last
+    /// value (JSONEncoder's rule). `checkedKeys`, keys known to be distinct, spares the check
+    /// when the entries have exactly those keys (`matched`).
+    func finish(checkedKeys: [String]?) throws -> (fields: ArchiveDictionary, matched: Bool) {
         for (index, node) in nested {
             entries[index].value = try node.finish()
         }
         nested = []
         let dictionary = ArchiveDictionary(uniqueStoredEntries: entries)
-        if dictionary.firstDuplicateKey() == nil {
-            return dictionary
+        if let checkedKeys, checkedKeys.count == entries.count,
+            entries.indices.allSatisfy({ entries[$0].key == checkedKeys[$0] })
+        {
+            return (dictionary, true)
         }
-        // A key written twice: the last value wins, in the first position (JSONEncoder's rule).
-        return ArchiveDictionary(entries.lazy.map { ($0.key, $0.value) })
+        if dictionary.firstDuplicateKey() == nil {
+            return (dictionary, false)
+        }
+        return (ArchiveDictionary(entries.lazy.map { ($0.key, $0.value) }), false)
     }
 }
 
