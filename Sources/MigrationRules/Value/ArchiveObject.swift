@@ -45,14 +45,16 @@ public struct ArchiveObjectID: RawRepresentable, Hashable, Comparable, Sendable,
 public struct ArchiveObject: Sendable {
     /// Copy-on-write storage. `@unchecked Sendable` is sound because the storage is only mutated
     /// through `ArchiveObject`'s setters after `isKnownUniquelyReferenced` proved that no other
-    /// value (and so no other thread) can see it.
+    /// value (and so no other thread) can see it. For the same reason no two accesses to one
+    /// storage can overlap, so the runtime exclusivity checks (paid on every read of a class
+    /// property otherwise) are switched off.
     @usableFromInline
     final class Storage: @unchecked Sendable {
-        @usableFromInline var typeName: String
-        @usableFromInline var version: Int?
-        @usableFromInline var id: ArchiveObjectID?
-        @usableFromInline var superclassNames: [String]
-        @usableFromInline var fields: ArchiveDictionary
+        @exclusivity(unchecked) @usableFromInline var typeName: String
+        @exclusivity(unchecked) @usableFromInline var version: Int?
+        @exclusivity(unchecked) @usableFromInline var id: ArchiveObjectID?
+        @exclusivity(unchecked) @usableFromInline var superclassNames: [String]
+        @exclusivity(unchecked) @usableFromInline var fields: ArchiveDictionary
 
         @usableFromInline
         init(

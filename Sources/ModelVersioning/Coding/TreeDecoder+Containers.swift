@@ -10,14 +10,16 @@ protocol AbsentKeyDecodable {
 /// standard library's type-erasing box does for every call) costs one reference count.
 final class KeyedDecodingState {
     let decoder: TreeDecoder
-    let fields: ArchiveDictionary
-    let model: ModelInfo?
-    let object: ArchiveObject?
-    /// The allow list of the key a plain container is under; models set their own per key.
-    let allowed: Set<String>?
     let depth: Int
-    /// Where the last look-up hit, so that the next starts there. Only this container's calls
-    /// touch it, one at a time.
+    // What the container reads: set when it is created, and again when a later level at the
+    // same depth takes the container over (see ``KeyedContainerSlot``). Only this container's
+    // calls touch them, one at a time.
+    @exclusivity(unchecked) private(set) var fields: ArchiveDictionary
+    @exclusivity(unchecked) private(set) var model: ModelInfo?
+    @exclusivity(unchecked) private(set) var object: ArchiveObject?
+    /// The allow list of the key a plain container is under; models set their own per key.
+    @exclusivity(unchecked) private(set) var allowed: Set<String>?
+    /// Where the last look-up hit, so that the next starts there.
     @exclusivity(unchecked) var hint = 0
 
     init(
@@ -31,6 +33,41 @@ final class KeyedDecodingState {
         self.allowed = allowed
         self.depth = depth
     }
+
+    /// Points the container at another value at the same depth.
+    func aim(at fields: ArchiveDictionary, model: ModelInfo?, object: ArchiveObject?, allowed: Set<String>?) {
+        self.fields = fields
+        self.model = model
+        self.object = object
+        self.allowed = allowed
+        hint = 0
+    }
+}
+
+/// A keyed container kept by ``TreeDecoder`` for the next level at the same depth that asks
+/// for the same key type.
+final class KeyedContainerSlot {
+    /// The most key types remembered per depth; further ones get a new container every time.
+    static let maxPerDepth = 8
+
+    let keyType: ObjectIdentifier
+    /// The `KeyedDecodingContainer<Key>`, whose only stored property is its box.
+    let container: AnyObject
+    let state: KeyedDecodingState
+    /// The level using the container now, or last.
+    var serial: Int
+
+    init(keyType: ObjectIdentifier, container: AnyObject, state: KeyedDecodingState, serial: Int) {
+        self.keyType = keyType
+        self.container = container
+        self.state = state
+        self.serial = serial
+    }
+
+    /// Whether a `KeyedDecodingContainer` is a single reference, so it can be kept as one.
+    static func canHold<Key>(_ container: KeyedDecodingContainer<Key>) -> Bool {
+        MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size
+    }
 }
 
 /// The keyed container of ``TreeDecoder``. For a model's own container it applies the model's
@@ -39,12 +76,8 @@ final class KeyedDecodingState {
 struct TreeKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let state: KeyedDecodingState
 
-    init(
-        decoder: TreeDecoder, fields: ArchiveDictionary, model: ModelInfo?, object: ArchiveObject?,
-        allowed: Set<String>?, depth: Int
-    ) {
-        state = KeyedDecodingState(
-            decoder: decoder, fields: fields, model: model, object: object, allowed: allowed, depth: depth)
+    init(state: KeyedDecodingState) {
+        self.state = state
     }
 
     private var decoder: TreeDecoder { state.decoder }
@@ -124,15 +157,24 @@ struct TreeKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try decoder.unboxBool(try require(key), key: .key(key.stringValue))
+        guard let value = lookup(key) else { return try decoder.unboxBool(try require(key)) }
+        if case .bool(let bool) = value { return bool }
+        return try decoder.unboxBool(value, key: .key(key.stringValue))
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try decoder.unboxString(try require(key), key: .key(key.stringValue))
+        guard let value = lookup(key) else { return try decoder.unboxString(try require(key)) }
+        if case .string(let string) = value { return string }
+        return try decoder.unboxString(value, key: .key(key.stringValue))
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try decoder.unboxDouble(try require(key), key: .key(key.stringValue))
+        guard let value = lookup(key) else { return try decoder.unboxDouble(try require(key)) }
+        switch value {
+        case .double(let number): return number
+        case .int(let number): return Double(number)
+        default: return try decoder.unboxDouble(value, key: .key(key.stringValue))
+        }
     }
 
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
@@ -140,7 +182,9 @@ struct TreeKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try decoder.unboxInteger(try require(key), as: Int.self, key: .key(key.stringValue))
+        guard let value = lookup(key) else { return try decoder.unboxInteger(try require(key), as: Int.self) }
+        if case .int(let number) = value, let int = Int(exactly: number) { return int }
+        return try decoder.unboxInteger(value, as: Int.self, key: .key(key.stringValue))
     }
 
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
@@ -454,6 +498,7 @@ struct TreeSingleValueDecodingContainer: SingleValueDecodingContainer {
             decoder.currentObject = savedObject
             decoder.currentAllowed = savedAllowed
         }
+        decoder.currentValue = value
         decoder.currentAllowed = allowed
         return try decoder.unbox(value, as: T.self)
     }

@@ -18,6 +18,25 @@ final class DecodingSession {
     }
 }
 
+/// Arrays the decoder fills itself, element by element, with the capacity known up front.
+protocol ArchiveDecodableArray {
+    static func decodeElements(_ elements: [ArchiveValue], with decoder: TreeDecoder, allowed: Set<String>?) throws
+        -> Self
+}
+
+extension Array: ArchiveDecodableArray where Element: Decodable {
+    static func decodeElements(_ elements: [ArchiveValue], with decoder: TreeDecoder, allowed: Set<String>?) throws
+        -> [Element]
+    {
+        var result: [Element] = []
+        result.reserveCapacity(elements.count)
+        for index in elements.indices {
+            result.append(try decoder.decode(Element.self, from: elements[index], key: .index(index), allowed: allowed))
+        }
+        return result
+    }
+}
+
 /// Metatypes compared on the hot paths, fetched once (a generic type's metadata is looked up
 /// in the runtime's cache every time it is named).
 enum KnownTypes {
@@ -70,6 +89,8 @@ final class TreeDecoder: Decoder {
         var object: ArchiveObject?
         var allowed: Set<String>?
         var conditional: Bool
+        /// Tells this level apart from earlier ones at the same depth (see ``KeyedContainerSlot``).
+        var serial: Int = 0
     }
 
     let session: DecodingSession
@@ -77,6 +98,10 @@ final class TreeDecoder: Decoder {
     /// moves the new values in and popping it releases them: the cheapest way to keep the
     /// current state (see `decode(_:from:key:allowed:conditional:)`).
     @exclusivity(unchecked) private(set) var frames: [Frame]
+    /// The serial of the last level pushed.
+    @exclusivity(unchecked) private var lastSerial = 0
+    /// Keyed containers kept for reuse, by depth (see ``KeyedContainerSlot``).
+    @exclusivity(unchecked) private var containerSlots: [[KeyedContainerSlot]] = []
 
     init(session: DecodingSession, value: ArchiveValue, keys: [PathKey] = []) {
         self.session = session
@@ -125,8 +150,11 @@ final class TreeDecoder: Decoder {
     /// Enters a level below the current one.
     @inline(__always)
     func push(_ key: PathKey, value: ArchiveValue, allowed: Set<String>?, conditional: Bool = false) throws {
+        lastSerial &+= 1
         frames.append(
-            Frame(key: key, value: value, model: nil, object: nil, allowed: allowed, conditional: conditional))
+            Frame(
+                key: key, value: value, model: nil, object: nil, allowed: allowed, conditional: conditional,
+                serial: lastSerial))
         guard frames.count <= session.options.limits.maxDepth + 1 else {
             frames.removeLast()
             throw ArchiveError.limitExceeded(
@@ -172,17 +200,55 @@ final class TreeDecoder: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         switch currentValue {
         case .dictionary(let fields):
-            return KeyedDecodingContainer(
-                TreeKeyedDecodingContainer<Key>(
-                    decoder: self, fields: fields, model: nil, object: nil, allowed: currentAllowed, depth: depth))
+            return keyedContainer(Key.self, fields: fields, model: nil, object: nil)
         case .object(let object):
-            return KeyedDecodingContainer(
-                TreeKeyedDecodingContainer<Key>(
-                    decoder: self, fields: object.fields, model: currentModel, object: currentObject ?? object,
-                    allowed: currentAllowed, depth: depth))
+            return keyedContainer(Key.self, fields: object.fields, model: currentModel, object: currentObject ?? object)
         default:
             throw mismatch(expected: "a keyed container (a dictionary or an object)", found: currentValue)
         }
+    }
+
+    /// A keyed container over `fields` at the current level: the one a finished level at this
+    /// depth used for the same key type, re-aimed, or a new one.
+    ///
+    /// Creating a container is the costliest step of decoding a small object (two generic
+    /// types instantiated, two allocations), and sibling objects of one type ask for the same
+    /// container one after another. A container is only used while the `init(from:)` that
+    /// asked for it runs, that is while its level is on the stack; once the level is popped,
+    /// the next level at the same depth can take the container over. Levels are told apart by
+    /// their serial, so a level that asks twice, or a recursive type whose enclosing level is
+    /// still decoding, gets a container of its own.
+    private func keyedContainer<Key: CodingKey>(
+        _ type: Key.Type, fields: ArchiveDictionary, model: ModelInfo?, object: ArchiveObject?
+    ) -> KeyedDecodingContainer<Key> {
+        let depth = self.depth
+        let serial = frames[depth].serial
+        let keyType = ObjectIdentifier(Key.self)
+        let allowed = currentAllowed
+        if depth < containerSlots.count {
+            for slot in containerSlots[depth] where slot.keyType == keyType {
+                guard slot.serial != serial else { break }
+                slot.serial = serial
+                slot.state.aim(at: fields, model: model, object: object, allowed: allowed)
+                // The slot was filled with a `KeyedDecodingContainer<Key>` (same key type).
+                return unsafeBitCast(slot.container, to: KeyedDecodingContainer<Key>.self)
+            }
+        }
+        let state = KeyedDecodingState(
+            decoder: self, fields: fields, model: model, object: object, allowed: allowed, depth: depth)
+        let container = KeyedDecodingContainer(TreeKeyedDecodingContainer<Key>(state: state))
+        if KeyedContainerSlot.canHold(container) {
+            while containerSlots.count <= depth { containerSlots.append([]) }
+            if containerSlots[depth].count < KeyedContainerSlot.maxPerDepth,
+                !containerSlots[depth].contains(where: { $0.keyType == keyType })
+            {
+                containerSlots[depth].append(
+                    KeyedContainerSlot(
+                        keyType: keyType, container: unsafeBitCast(container, to: AnyObject.self), state: state,
+                        serial: serial))
+            }
+        }
+        return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -207,7 +273,8 @@ final class TreeDecoder: Decoder {
         return try unbox(value, as: T.self)
     }
 
-    /// Decodes `value`, the current value, as a `T`.
+    /// Decodes `value`, the current value, as a `T`. Callers make `value` the current value
+    /// first (``decode(_:from:key:allowed:conditional:)`` pushes it).
     ///
     /// The hot path: generic `T?` values are avoided here (each one makes the runtime look up
     /// `Optional<T>`'s metadata), and the common primitives and arrays of them are built
@@ -235,6 +302,9 @@ final class TreeDecoder: Decoder {
                 return unsafeBitCast(try unboxInts(elements), to: T.self)
             }
             if T.self == ArchiveValue.self { return unsafeBitCast(value, to: T.self) }
+            if let array = T.self as? any ArchiveDecodableArray.Type {
+                return try decodeArray(array, elements, as: T.self)
+            }
         case .dictionary:
             if T.self == ArchiveValue.self { return unsafeBitCast(value, to: T.self) }
         case .string(let string):
@@ -271,11 +341,11 @@ final class TreeDecoder: Decoder {
         return try make(primitive)
     }
 
-    /// Any other value: the type's own `init(from:)` reads it through the containers.
+    /// Any other value: the type's own `init(from:)` reads it through the containers. The
+    /// current value is already `value` (every caller of ``unbox(_:as:)`` guarantees it).
     private func decodeComposite<T: Decodable>(_ value: ArchiveValue, as type: T.Type) throws -> T {
-        currentValue = value
-        currentModel = nil
-        currentObject = nil
+        if currentModel != nil { currentModel = nil }
+        if currentObject != nil { currentObject = nil }
         return try T(from: self)
     }
 
@@ -290,6 +360,18 @@ final class TreeDecoder: Decoder {
                 "the conditional reference to \(id) points to an object that was never archived unconditionally")
         }
         return resolved
+    }
+
+    /// An array of any other decodable element type, decoded element by element into an array
+    /// of exactly the right capacity (the standard library's `Array.init(from:)` grows it).
+    private func decodeArray<T>(_ array: any ArchiveDecodableArray.Type, _ elements: [ArchiveValue], as type: T.Type)
+        throws -> T
+    {
+        func make<A: ArchiveDecodableArray>(_ type: A.Type) throws -> T {
+            // `A` is `T`: the metatype was cast from `T.self`.
+            unsafeBitCast(try A.decodeElements(elements, with: self, allowed: currentAllowed), to: T.self)
+        }
+        return try make(array)
     }
 
     private func unboxStrings(_ elements: [ArchiveValue]) throws -> [String] {
@@ -422,10 +504,10 @@ final class TreeDecoder: Decoder {
                 session.graph.decodedValueIdentities.insert(id)
             }
         }
-        currentValue = .object(object)
+        // The current value is already `.object(object)` (callers guarantee it).
         currentModel = concrete
         currentObject = object
-        currentAllowed = nil
+        if currentAllowed != nil { currentAllowed = nil }
     }
 
     /// The object's fields decoded by a type that is not a model (a mirror struct, a dictionary).
@@ -517,6 +599,7 @@ final class TreeDecoder: Decoder {
             if currentIsConditional { return nil }
             throw error(.unresolvedReference, "the reference \(id) points to no object of the archive")
         }
+        currentValue = .object(definition.object)
         return try decodeObject(definition.object, as: T.self)
     }
 

@@ -117,31 +117,36 @@ final class TreeEncoder: Encoder {
 extension TreeEncoder {
     /// The tree of `value`, written as a child of this encoder under `key`.
     func box<T: Encodable>(_ value: T, key: (any CodingKey)?) throws -> ArchiveValue {
-        if let primitive = try boxPrimitive(value, key: key) {
-            return primitive
-        }
-        let info = session.infos.info(for: Swift.type(of: value))
-        if let info, info.isClass {
-            return try boxModelInstance(value, info: info, key: key)
-        }
-        return try boxComposite(value, info: info, id: nil, key: key)
-    }
-
-    /// Values with a tree node of their own; `nil` for everything else.
-    @inline(__always)
-    func boxPrimitive<T: Encodable>(_ value: T, key: (any CodingKey)?) throws -> ArchiveValue? {
         let type = T.self
         if type == String.self { return .string(unsafeBitCast(value, to: String.self)) }
         if type == Int.self { return .int(Int64(unsafeBitCast(value, to: Int.self))) }
         if type == Double.self { return .double(unsafeBitCast(value, to: Double.self)) }
         if type == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
-        if type == Int64.self { return .int(unsafeBitCast(value, to: Int64.self)) }
-        if type == UInt64.self { return ArchiveValue(unsafeBitCast(value, to: UInt64.self)) }
         if type == Date.self { return .date(unsafeBitCast(value, to: Date.self)) }
-        if let value = value as? any ArchivePrimitive {
-            return try value.archiveValue(in: self, key: key)
+        let requested = ObjectIdentifier(type)
+        if requested == KnownTypes.stringArray {
+            return .array(unsafeBitCast(value, to: [String].self).map { .string($0) })
         }
-        return nil
+        if requested == KnownTypes.doubleArray {
+            return .array(unsafeBitCast(value, to: [Double].self).map { .double($0) })
+        }
+        if requested == KnownTypes.intArray {
+            return .array(unsafeBitCast(value, to: [Int].self).map { .int(Int64($0)) })
+        }
+        switch session.infos.encodingTraits(for: Swift.type(of: value)) {
+        case .primitive:
+            guard let primitive = value as? any ArchivePrimitive else {
+                return try boxComposite(value, info: nil, id: nil, key: key)
+            }
+            return try primitive.archiveValue(in: self, key: key)
+        case .model(let info):
+            if info.isClass { return try boxModelInstance(value, info: info, key: key) }
+            return try boxComposite(value, info: info, id: nil, key: key)
+        case .unordered(let order):
+            return try boxComposite(value, info: nil, id: nil, key: key).sorted(by: order)
+        case .plain:
+            return try boxComposite(value, info: nil, id: nil, key: key)
+        }
     }
 
     /// A model class instance: written once, referenced afterwards.
@@ -176,9 +181,7 @@ extension TreeEncoder {
         let child = TreeEncoder(session: session, parent: self, key: key, depth: depth + 1, model: info)
         try value.encode(to: child)
         guard let info else {
-            let tree = try child.finish()
-            guard let order = session.infos.order(for: Swift.type(of: value)) else { return tree }
-            return tree.sorted(by: order)
+            return try child.finish()
         }
         var extras: UnknownFields?
         var fields: ArchiveDictionary
@@ -328,6 +331,7 @@ final class KeyedEncodingStorage {
 
     @inline(__always)
     func append(_ value: ArchiveValue, forKey key: String) {
+        if entries.capacity == 0 { entries.reserveCapacity(8) }
         entries.append(ArchiveDictionary.Entry(key: key, value: value))
     }
 
@@ -383,7 +387,7 @@ extension KeyedEncodingStorage.Nested {
 extension ArchiveValue {
     /// The same dictionary with its keys sorted, or array with its elements in
     /// ``ArchiveValue/canonicallyPrecedes(_:)`` order.
-    fileprivate func sorted(by order: UnorderedCollectionOrder) -> ArchiveValue {
+    func sorted(by order: UnorderedCollectionOrder) -> ArchiveValue {
         switch (self, order) {
         case (.dictionary(let dictionary), .keys):
             return .dictionary(ArchiveDictionary(uniqueEntries: dictionary.sorted { $0.key < $1.key }))

@@ -53,9 +53,9 @@ struct ModelInfoCache {
     private var cache: [ObjectIdentifier: ModelInfo?] = [:]
     private var lastType: ObjectIdentifier?
     private var lastInfo: ModelInfo?
-    private var orders: [ObjectIdentifier: UnorderedCollectionOrder?] = [:]
-    private var lastOrderType: ObjectIdentifier?
-    private var lastOrder: UnorderedCollectionOrder?
+    private var traits: [ObjectIdentifier: EncodingTraits] = [:]
+    private var lastTraitsType: ObjectIdentifier?
+    private var lastTraits = EncodingTraits.plain
     private let registry: ModelRegistry?
 
     init(registry: ModelRegistry?) {
@@ -73,22 +73,29 @@ struct ModelInfoCache {
         return info
     }
 
-    /// How the encoder puts the contents of an unordered collection type (`Dictionary`, `Set`)
-    /// in a stable order; `nil` for every other type.
+    /// What the encoder does with values of `type`.
     @inline(__always)
-    mutating func order(for type: Any.Type) -> UnorderedCollectionOrder? {
+    mutating func encodingTraits(for type: Any.Type) -> EncodingTraits {
         let key = ObjectIdentifier(type)
-        if key == lastOrderType { return lastOrder }
-        let order: UnorderedCollectionOrder?
-        if let cached = orders[key] {
-            order = cached
+        if key == lastTraitsType { return lastTraits }
+        let found: EncodingTraits
+        if let cached = traits[key] {
+            found = cached
         } else {
-            order = (type as? any UnorderedCollection.Type)?.archiveOrder
-            orders[key] = order
+            if type is any ArchivePrimitive.Type {
+                found = .primitive
+            } else if let info = info(for: type) {
+                found = .model(info)
+            } else if let unordered = type as? any UnorderedCollection.Type {
+                found = .unordered(unordered.archiveOrder)
+            } else {
+                found = .plain
+            }
+            traits[key] = found
         }
-        lastOrderType = key
-        lastOrder = order
-        return order
+        lastTraitsType = key
+        lastTraits = found
+        return found
     }
 
     private mutating func lookUp(_ key: ObjectIdentifier, _ type: Any.Type) -> ModelInfo? {
@@ -100,6 +107,18 @@ struct ModelInfoCache {
         cache[key] = info
         return info
     }
+}
+
+/// What the encoder does with the values of one type, found once per type and run.
+enum EncodingTraits {
+    /// A value with a tree node of its own (`Data`, `URL`, small integers…).
+    case primitive
+    /// A model: stamped with its type name and version.
+    case model(ModelInfo)
+    /// A dictionary or set: its contents are put in a stable order.
+    case unordered(UnorderedCollectionOrder)
+    /// Anything else: encoded by its own `encode(to:)`.
+    case plain
 }
 
 /// How the encoder orders what an unordered collection encodes, so that the same value always

@@ -158,6 +158,7 @@ extension TreeDecoder {
             if session.graph.isInProgress(id) {
                 throw error(.referenceCycle, "the object \(id) refers back to an object still being decoded")
             }
+            currentValue = .object(definition.object)
             return try decodePolymorphicElement(.object(definition.object))
         default:
             throw mismatch(expected: "an archived object with a type name", found: value)
