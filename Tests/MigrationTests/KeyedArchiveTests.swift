@@ -536,7 +536,8 @@ struct KeyedArchiveTests {
             ("length-mismatch", ArchiveError.Code.malformedInput, "$objects[1]"),
             ("class-not-dictionary", .malformedInput, "$objects[2]"),
             ("class-not-uid", .malformedInput, "$objects[1].$class"),
-            ("deep-nesting", .limitExceeded, "$objects[257]"),
+            // Entry n holds entry n + 1: the first one past the default depth of 64 levels.
+            ("deep-nesting", .limitExceeded, "$objects[65]"),
             ("url-base-cycle", .malformedInput, "$objects[1]"),
             ("uid-out-of-range", .malformedInput, "$objects[1][\"NS.objects\"][0]"),
             ("counted-set-bomb", .limitExceeded, "$objects[1][\"NS.count0\"]"),
