@@ -214,6 +214,19 @@ struct KeyedArchiveReader {
     var expandedCount = 0
     /// How many expansions of an already expanded collection are under way.
     var reexpanding = 0
+    /// Collections expanded a second time, with the size and height of their tree: every later
+    /// use shares that value (and counts its nodes) instead of walking the collection again, so a
+    /// reference bomb stops at its first uses over the limit, not after copying a million values.
+    /// (The first expansion cannot be kept: it holds the objects met there for the first time in
+    /// full, where later expansions hold references to them.)
+    var reexpansions: [Int: Expansion] = [:]
+
+    /// A collection's tree, kept for reuse.
+    struct Expansion {
+        var value: ArchiveValue
+        var nodes: Int
+        var height: Int
+    }
 
     init(objects: [ArchiveValue], limits: ArchiveLimits) {
         self.objects = objects
@@ -231,6 +244,7 @@ struct KeyedArchiveReader {
         nodeCount = 0
         expandedCount = 0
         reexpanding = 0
+        reexpansions = [:]
     }
 
     // MARK: - Root
@@ -556,12 +570,15 @@ struct KeyedArchiveReader {
             throw CollectionCycle()
         case .unvisited where cyclic?[uid] == true:
             return try identifiedObject(uid, entry, classIndex: classIndex, depth: depth)
+        case .expanded:
+            if let kept = reexpansions[uid] { return try reuse(kept, uid: uid, depth: depth) }
         default:
             break
         }
         guard depth < limits.maxDepth else { throw depthError(at: [.key("$objects"), .index(uid)]) }
         let isReexpansion = previous != .unvisited
         if isReexpansion { reexpanding += 1 }
+        let nodesBefore = nodeCount
         visits[uid] = .expanding
         let result: ArchiveValue
         switch classes[classIndex].kind {
@@ -581,7 +598,40 @@ struct KeyedArchiveReader {
             visits[uid] = previous == .expanding ? .expanding : .expanded
         }
         try countNode()
+        if previous == .expanded, result.kind == .array || result.kind == .dictionary {
+            reexpansions[uid] = Expansion(
+                value: result, nodes: nodeCount &- nodesBefore, height: Self.height(of: result))
+        }
         return result
+    }
+
+    /// A collection expanded before, used again: its kept tree, counted as copied.
+    @inline(never)
+    private mutating func reuse(_ kept: Expansion, uid: Int, depth: Int) throws -> ArchiveValue {
+        guard depth + kept.height <= limits.maxDepth else {
+            throw depthError(at: [.key("$objects"), .index(uid)])
+        }
+        // As when it is expanded: what it holds counts as copied, the collection itself as one node.
+        reexpanding += 1
+        try countNode(kept.nodes &- 1)
+        reexpanding -= 1
+        try countNode()
+        return kept.value
+    }
+
+    /// The nesting of a tree: 1 for a flat array or dictionary, 0 for a leaf. Trees read here
+    /// nest at most `ArchiveLimits.maxDepth` levels.
+    static func height(of value: ArchiveValue) -> Int {
+        switch value {
+        case .array(let elements):
+            return 1 + (elements.lazy.map { height(of: $0) }.max() ?? 0)
+        case .dictionary(let entries):
+            return 1 + (entries.lazy.map { height(of: $0.value) }.max() ?? 0)
+        case .object(let object):
+            return 1 + (object.fields.lazy.map { height(of: $0.value) }.max() ?? 0)
+        default:
+            return 0
+        }
     }
 
     /// The elements of an NSArray, NSSet or NSOrderedSet: `NS.objects`, or `NS.object.0`,
