@@ -449,4 +449,51 @@ struct LimitsTests {
         limits.maxReferencesExpanded = 6
         #expect(try ArchiveFormat.keyedArchive.read(data, options: .init(limits: limits)).arrayValue?.count == 4)
     }
+
+    // MARK: - Documentation
+
+    /// The rows `| name | default | untrusted | … |` of a Markdown table in `text`, by limit name.
+    static func documentedLimits(in text: String) -> [String: (default: Int, untrusted: Int)] {
+        func number(_ cell: Substring) -> Int? {
+            let words = cell.trimmingCharacters(in: .whitespaces).split(separator: " ")
+            guard let first = words.first, let value = Int(first.replacingOccurrences(of: ",", with: "")) else {
+                return nil
+            }
+            switch words.dropFirst().first {
+            case nil: return value
+            case "GiB": return value << 30
+            case "MiB": return value << 20
+            default: return nil
+            }
+        }
+        var rows: [String: (default: Int, untrusted: Int)] = [:]
+        for line in text.split(separator: "\n") {
+            let cells = line.drop { $0 == "/" || $0 == " " }.split(separator: "|")
+            guard cells.count >= 4 else { continue }
+            let name = cells[0].trimmingCharacters(in: CharacterSet(charactersIn: " `"))
+            guard name.hasPrefix("max"), let standard = number(cells[1]), let untrusted = number(cells[2]) else {
+                continue
+            }
+            rows[name] = (standard, untrusted)
+        }
+        return rows
+    }
+
+    @Test(
+        "the limits tables of ArchiveLimits and of the article on untrusted archives give the values in force",
+        arguments: [
+            "Sources/MigrationRules/Options/ArchiveLimits.swift",
+            "Sources/ModelVersioning/ModelVersioning.docc/HandlingUntrustedArchives.md",
+        ])
+    func documentedLimits(_ file: String) throws {
+        let text = try String(
+            contentsOf: Fixture.root.deletingLastPathComponent().appendingPathComponent(file), encoding: .utf8)
+        let rows = Self.documentedLimits(in: text)
+        #expect(rows.count == ArchiveLimits.Limit.allCases.count)
+        for limit in ArchiveLimits.Limit.allCases {
+            let row = try #require(rows[limit.rawValue], "\(file) has no row for \(limit.rawValue)")
+            #expect(row.default == ArchiveLimits.default[limit], "\(file): \(limit.rawValue)")
+            #expect(row.untrusted == ArchiveLimits.untrusted[limit], "\(file): \(limit.rawValue), untrusted")
+        }
+    }
 }

@@ -5,24 +5,28 @@
 /// ``ArchiveError`` of code ``ArchiveError/Code/limitExceeded`` naming the limit (``Limit``) and
 /// where it was hit, instead of running away with memory, time or stack.
 ///
-/// | limit | default | bounds |
-/// |---|---|---|
-/// | ``maxDepth`` | 64 | nesting of arrays, dictionaries and objects (stack use) |
-/// | ``maxInputBytes`` | 1 GiB | size of the bytes handed to a reader |
-/// | ``maxObjectCount`` | 10,000,000 | values of one document (nodes of the tree, keyed-archive `$objects`) |
-/// | ``maxStringLength`` | 64 MiB | UTF-8 bytes of one string or key |
-/// | ``maxDataLength`` | 256 MiB | bytes of one data value |
-/// | ``maxCollectionCount`` | 16,777,216 | elements of one array or entries of one dictionary |
-/// | ``maxReferencesExpanded`` | 1,000,000 | values copied when a shared value without identity is used again |
+/// | limit | default | ``untrusted`` | bounds |
+/// |---|---|---|---|
+/// | ``maxDepth`` | 64 | 32 | nesting of arrays, dictionaries and objects (stack use) |
+/// | ``maxInputBytes`` | 1 GiB | 64 MiB | size of the bytes handed to a reader |
+/// | ``maxObjectCount`` | 10,000,000 | 1,000,000 | values of one document (tree nodes, keyed-archive `$objects`) |
+/// | ``maxStringLength`` | 64 MiB | 8 MiB | UTF-8 bytes of one string or key |
+/// | ``maxDataLength`` | 256 MiB | 32 MiB | bytes of one data value |
+/// | ``maxCollectionCount`` | 16,777,216 | 1,000,000 | elements of one array or entries of one dictionary |
+/// | ``maxReferencesExpanded`` | 1,000,000 | 100,000 | values copied when a shared value without identity is used again |
 ///
 /// ```swift
 /// var limits = ArchiveLimits()
 /// limits.maxInputBytes = 8 << 20     // files from sync: 8 MiB at most
-/// limits.maxDepth = 64
-/// let decoder = ArchiveDecoder(registry: registry, options: .init(limits: limits))
+/// limits.maxDepth = 16
+/// var options = DecodingOptions()
+/// options.limits = limits
+/// let decoder = ArchiveDecoder(registry: registry, options: options)
 /// ```
 ///
-/// ``untrusted`` is a tighter preset for input from other apps or the network.
+/// ``untrusted`` is the tighter preset for input from other apps or the network. The article
+/// "Handling untrusted archives" of ModelVersioning has the same table (a test keeps the two in
+/// step with the values below).
 public struct ArchiveLimits: Sendable, Hashable {
     /// The names of the limits, as reported in ``ArchiveError/limit``.
     public enum Limit: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
