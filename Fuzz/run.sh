@@ -28,11 +28,9 @@ seconds=$2
 shift 2
 name=${target#fuzz-}
 
-# SwiftPM passes --sanitize=fuzzer only to this package's own targets: -Xswiftc instruments the
-# library (ModelVersioning, MigrationRules) for coverage too, and must repeat address.
-# FUZZ_NO_BUILD=1 runs the binary as last built (while the sources are being edited).
+# FUZZ_NO_BUILD=1 runs the binary as last built (by build.sh, or while the sources are edited).
 if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
-    swift build --product "$target" -c release --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address >&2
+    bash build.sh "$target" >&2
 fi
 if [ ! -d "corpus-$name" ] || [ -z "$(ls -A "corpus-$name")" ]; then
     bash make-corpora.sh "$name" >&2
