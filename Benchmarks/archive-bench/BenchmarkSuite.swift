@@ -61,12 +61,12 @@ struct BenchmarkResults {
     func table() -> String {
         var lines = ["ModelVersioning vs Foundation — medians of \(options.runs) alternating runs, release build", ""]
         lines.append(
-            pad("case", 22) + pad("objects", 10) + pad("MB", 8) + pad("contender", 34) + pad("time", 12) + "MB/s")
+            pad("case", 30) + pad("objects", 10) + pad("MB", 8) + pad("contender", 34) + pad("time", 12) + "MB/s")
         for row in rows {
             for (contender, seconds) in row.medians.sorted(by: { $0.value < $1.value }) {
                 let megabytes = Double(row.bytes) / 1e6
                 lines.append(
-                    pad(row.name, 22) + pad("\(row.size)", 10) + pad(String(format: "%.1f", megabytes), 8)
+                    pad(row.name, 30) + pad("\(row.size)", 10) + pad(String(format: "%.1f", megabytes), 8)
                         + pad(contender, 34) + pad(String(format: "%.2f ms", seconds * 1e3), 12)
                         + String(format: "%.1f", megabytes / seconds))
             }
@@ -193,8 +193,39 @@ struct BenchmarkSuite {
                                 "JSONDecoder on current bytes",
                                 { _ = try JSONDecoder().decode(FoundationEnvelope.self, from: current) }
                             ),
-                            ("DIY JSONSerialization", { _ = try DIYMigration.decode(version1) }),
-                        ])))
+                        ]
+                            + (size <= DIYMigration.largestSize
+                                ? [("DIY JSONSerialization", { _ = try DIYMigration.decode(version1) })] : []))))
+
+            if size <= KeyedArchiveCase.largestSize {
+                progress("keyed-archive read, \(size)")
+                let keyed = try KeyedArchiveCase.archive(shapes)
+                try KeyedArchiveCase.checkBothRead(keyed, count: size)
+                results.rows.append(
+                    BenchmarkResults.Row(
+                        name: "keyed-archive read", size: size, bytes: keyed.count,
+                        medians: try Timing.medians(
+                            runs: runs,
+                            [
+                                ("ModelVersioning", { _ = try ArchiveFormat.keyedArchive.read(keyed) }),
+                                ("NSKeyedUnarchiver", { _ = try KeyedArchiveCase.unarchiveWithFoundation(keyed) }),
+                            ])))
+
+                progress("decode current, long values, \(size)")
+                let long = try DocumentGenerator.currentArchive(DocumentGenerator.shapes(count: size, flavor: .long))
+                results.rows.append(
+                    BenchmarkResults.Row(
+                        name: "decode current, long values", size: size, bytes: long.count,
+                        medians: try Timing.medians(
+                            runs: runs,
+                            [
+                                ("ModelVersioning", { _ = try decoder.decode(BenchDocument.self, from: long) }),
+                                (
+                                    "Foundation JSONDecoder",
+                                    { _ = try JSONDecoder().decode(FoundationEnvelope.self, from: long) }
+                                ),
+                            ])))
+            }
 
             progress("encode, \(size)")
             let mirror = FoundationEnvelope(root: FoundationDocument(shapes: shapes.map(FoundationShape.init)))
@@ -255,9 +286,51 @@ enum Timing {
     }
 }
 
+/// Reading an NSKeyedArchiver archive of plain Foundation values (the shapes as dictionaries
+/// in an array), which our own writer builds: Foundation's archiver is quadratic on Linux.
+enum KeyedArchiveCase {
+    /// NSKeyedUnarchiver reads about 12 MB/s here; larger documents would take minutes per run.
+    static let largestSize = 100_000
+
+    static let foundationClasses: [AnyClass] = [
+        NSArray.self, NSDictionary.self, NSString.self, NSNumber.self,
+    ]
+
+    static func archive(_ shapes: [BenchShape]) throws -> Data {
+        let elements: [ArchiveValue] = shapes.map { shape in
+            .dictionary([
+                "id": .int(Int64(shape.id)), "title": .string(shape.title), "kind": .string(shape.kind),
+                "center": .dictionary(["x": .double(shape.center.x), "y": .double(shape.center.y)]),
+                "radius": .double(shape.radius), "tags": .array(shape.tags.map { .string($0) }),
+                "visible": .bool(shape.visible),
+            ])
+        }
+        return try ArchiveFormat.keyedArchive.write(.array(elements))
+    }
+
+    /// Both contenders must see the same number of shapes before they are timed.
+    static func checkBothRead(_ data: Data, count: Int) throws {
+        let ours = try ArchiveFormat.keyedArchive.read(data)
+        let theirs = try unarchiveWithFoundation(data) as? NSArray
+        guard case .array(let elements) = ours, elements.count == count, theirs?.count == count else {
+            throw ArchiveError(.malformedInput, "the keyed archive did not read back as \(count) shapes")
+        }
+    }
+
+    static func unarchiveWithFoundation(_ data: Data) throws -> Any {
+        guard let object = try NSKeyedUnarchiver.unarchivedObject(ofClasses: foundationClasses, from: data) else {
+            throw ArchiveError(.malformedInput, "NSKeyedUnarchiver returned nothing")
+        }
+        return object
+    }
+}
+
 /// The usual hand-made migration: JSONSerialization → mutate `[String: Any]` → serialize →
 /// JSONDecoder.
 enum DIYMigration {
+    /// About 2 MB/s: at a million objects one run takes over a minute, so it stops here.
+    static let largestSize = 100_000
+
     static func decode(_ data: Data) throws -> FoundationEnvelope {
         guard var envelope = try JSONSerialization.jsonObject(with: data) as? [String: Any],
             var root = envelope["root"] as? [String: Any], let shapes = root["shapes"] as? [[String: Any]]

@@ -608,6 +608,40 @@ struct JSONFormatTests {
         }
     }
 
+    @Test("doubles are written as Swift's description spells them: short decimals, 17 digits, boundaries")
+    func doublesSpelledAsDescription() throws {
+        func expected(_ number: Double) -> String {
+            let text = number.description
+            return text.contains(where: { $0 == "." || $0 == "e" }) ? text : text + ".0"
+        }
+        var random = SplitMix64(seed: 7)
+        var numbers: [Double] = [
+            1e-4, 1e-4.nextDown, 1e-4.nextUp, 1e15, 1e15.nextDown, 1e15.nextUp, 0.1 + 0.2, 0.3, 100, 1, 0.5,
+            123_456_789_012_345.6, 999_999_999_999_999, 0.000_123_456_789_012_345, 5e-324, 9_007_199_254_740_992,
+            -0.0, 0.0, -1.5, 2.5e-4, 0.1, 1.0 / 3, 2.0 / 3, 1e14 + 0.5, 4_503_599_627_370_497.5,
+        ]
+        let powers: [Double] = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10]
+        for _ in 0..<20_000 {
+            // Short decimals (what archives mostly hold), at every scale.
+            let mantissa = Double(random.next() % 10_000_000_000)
+            numbers.append(mantissa / powers[Int(random.next() % UInt64(powers.count))])
+            numbers.append(-Double(random.next() % 100_000) / 1_000)
+            // Any bit pattern: 17-digit doubles, subnormals, huge values.
+            let any = Double(bitPattern: random.next())
+            if any.isFinite { numbers.append(any) }
+            // Near the spelling boundaries.
+            numbers.append(1e-4 * (1 + Double(random.next() % 1000) / 1e6))
+            numbers.append(1e15 * (1 - Double(random.next() % 1000) / 1e9))
+        }
+        for number in numbers {
+            let text = try write(.double(number))
+            guard text == expected(number) else {
+                Issue.record("\(number.bitPattern): wrote \(text), description spells \(expected(number))")
+                return
+            }
+        }
+    }
+
     @Test("archive markup spells objects, references, dates, data, non-finite doubles and `$` keys")
     func writesArchiveMarkup() throws {
         let circle = ArchiveObject(
@@ -631,6 +665,32 @@ struct JSONFormatTests {
         #expect(try write(tree, markup: .automatic) == expected)
         #expect(try read(expected, markup: .automatic) == tree)
         #expect(try write(.reference(3), pretty: true) == "{\n  \"$ref\": 3\n}\n")
+        let prettyCircle = """
+            [
+              {
+                "$type": "Circle",
+                "$version": 2,
+                "$id": 7,
+                "$classes": [
+                  "Shape",
+                  "Figure"
+                ],
+                "radius": 1.5,
+                "$$price": 3
+              },
+              {
+                "$type": "Empty"
+              }
+            ]
+
+            """
+        var figure = circle
+        figure.superclassNames.append("Figure")
+        let pair: ArchiveValue = [
+            .object(figure), .object(ArchiveObject(typeName: "Empty", version: nil, fields: [:])),
+        ]
+        #expect(try write(pair, pretty: true) == prettyCircle)
+        #expect(try read(prettyCircle, markup: .archive) == pair)
     }
 
     @Test("plain markup writes what foreign readers expect")

@@ -10,16 +10,14 @@ protocol AbsentKeyDecodable {
 /// standard library's type-erasing box does for every call) costs one reference count.
 final class KeyedDecodingState {
     let decoder: TreeDecoder
-    let depth: Int
-    // What the container reads: set when it is created, and again when a later level at the
-    // same depth takes the container over (see ``KeyedContainerSlot``). Only this container's
-    // calls touch them, one at a time.
-    @exclusivity(unchecked) private(set) var fields: ArchiveDictionary
-    @exclusivity(unchecked) private(set) var model: ModelInfo?
-    @exclusivity(unchecked) private(set) var object: ArchiveObject?
+    let fields: ArchiveDictionary
+    let model: ModelInfo?
+    let object: ArchiveObject?
     /// The allow list of the key a plain container is under; models set their own per key.
-    @exclusivity(unchecked) private(set) var allowed: Set<String>?
-    /// Where the last look-up hit, so that the next starts there.
+    let allowed: Set<String>?
+    let depth: Int
+    /// Where the last look-up hit, so that the next starts there. Only this container's calls
+    /// touch it, one at a time.
     @exclusivity(unchecked) var hint = 0
 
     init(
@@ -33,41 +31,6 @@ final class KeyedDecodingState {
         self.allowed = allowed
         self.depth = depth
     }
-
-    /// Points the container at another value at the same depth.
-    func aim(at fields: ArchiveDictionary, model: ModelInfo?, object: ArchiveObject?, allowed: Set<String>?) {
-        self.fields = fields
-        self.model = model
-        self.object = object
-        self.allowed = allowed
-        hint = 0
-    }
-}
-
-/// A keyed container kept by ``TreeDecoder`` for the next level at the same depth that asks
-/// for the same key type.
-final class KeyedContainerSlot {
-    /// The most key types remembered per depth; further ones get a new container every time.
-    static let maxPerDepth = 8
-
-    let keyType: ObjectIdentifier
-    /// The `KeyedDecodingContainer<Key>`, whose only stored property is its box.
-    let container: AnyObject
-    let state: KeyedDecodingState
-    /// The level using the container now, or last.
-    var serial: Int
-
-    init(keyType: ObjectIdentifier, container: AnyObject, state: KeyedDecodingState, serial: Int) {
-        self.keyType = keyType
-        self.container = container
-        self.state = state
-        self.serial = serial
-    }
-
-    /// Whether a `KeyedDecodingContainer` is a single reference, so it can be kept as one.
-    static func canHold<Key>(_ container: KeyedDecodingContainer<Key>) -> Bool {
-        MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size
-    }
 }
 
 /// The keyed container of ``TreeDecoder``. For a model's own container it applies the model's
@@ -76,8 +39,12 @@ final class KeyedContainerSlot {
 struct TreeKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let state: KeyedDecodingState
 
-    init(state: KeyedDecodingState) {
-        self.state = state
+    init(
+        decoder: TreeDecoder, fields: ArchiveDictionary, model: ModelInfo?, object: ArchiveObject?,
+        allowed: Set<String>?, depth: Int
+    ) {
+        state = KeyedDecodingState(
+            decoder: decoder, fields: fields, model: model, object: object, allowed: allowed, depth: depth)
     }
 
     private var decoder: TreeDecoder { state.decoder }

@@ -89,8 +89,6 @@ final class TreeDecoder: Decoder {
         var object: ArchiveObject?
         var allowed: Set<String>?
         var conditional: Bool
-        /// Tells this level apart from earlier ones at the same depth (see ``KeyedContainerSlot``).
-        var serial: Int = 0
     }
 
     let session: DecodingSession
@@ -98,10 +96,6 @@ final class TreeDecoder: Decoder {
     /// moves the new values in and popping it releases them: the cheapest way to keep the
     /// current state (see `decode(_:from:key:allowed:conditional:)`).
     @exclusivity(unchecked) private(set) var frames: [Frame]
-    /// The serial of the last level pushed.
-    @exclusivity(unchecked) private var lastSerial = 0
-    /// Keyed containers kept for reuse, by depth (see ``KeyedContainerSlot``).
-    @exclusivity(unchecked) private var containerSlots: [[KeyedContainerSlot]] = []
 
     init(session: DecodingSession, value: ArchiveValue, keys: [PathKey] = []) {
         self.session = session
@@ -150,11 +144,8 @@ final class TreeDecoder: Decoder {
     /// Enters a level below the current one.
     @inline(__always)
     func push(_ key: PathKey, value: ArchiveValue, allowed: Set<String>?, conditional: Bool = false) throws {
-        lastSerial &+= 1
         frames.append(
-            Frame(
-                key: key, value: value, model: nil, object: nil, allowed: allowed, conditional: conditional,
-                serial: lastSerial))
+            Frame(key: key, value: value, model: nil, object: nil, allowed: allowed, conditional: conditional))
         guard frames.count <= session.options.limits.maxDepth + 1 else {
             frames.removeLast()
             throw ArchiveError.limitExceeded(
@@ -200,55 +191,17 @@ final class TreeDecoder: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         switch currentValue {
         case .dictionary(let fields):
-            return keyedContainer(Key.self, fields: fields, model: nil, object: nil)
+            return KeyedDecodingContainer(
+                TreeKeyedDecodingContainer<Key>(
+                    decoder: self, fields: fields, model: nil, object: nil, allowed: currentAllowed, depth: depth))
         case .object(let object):
-            return keyedContainer(Key.self, fields: object.fields, model: currentModel, object: currentObject ?? object)
+            return KeyedDecodingContainer(
+                TreeKeyedDecodingContainer<Key>(
+                    decoder: self, fields: object.fields, model: currentModel, object: currentObject ?? object,
+                    allowed: currentAllowed, depth: depth))
         default:
             throw mismatch(expected: "a keyed container (a dictionary or an object)", found: currentValue)
         }
-    }
-
-    /// A keyed container over `fields` at the current level: the one a finished level at this
-    /// depth used for the same key type, re-aimed, or a new one.
-    ///
-    /// Creating a container is the costliest step of decoding a small object (two generic
-    /// types instantiated, two allocations), and sibling objects of one type ask for the same
-    /// container one after another. A container is only used while the `init(from:)` that
-    /// asked for it runs, that is while its level is on the stack; once the level is popped,
-    /// the next level at the same depth can take the container over. Levels are told apart by
-    /// their serial, so a level that asks twice, or a recursive type whose enclosing level is
-    /// still decoding, gets a container of its own.
-    private func keyedContainer<Key: CodingKey>(
-        _ type: Key.Type, fields: ArchiveDictionary, model: ModelInfo?, object: ArchiveObject?
-    ) -> KeyedDecodingContainer<Key> {
-        let depth = self.depth
-        let serial = frames[depth].serial
-        let keyType = ObjectIdentifier(Key.self)
-        let allowed = currentAllowed
-        if depth < containerSlots.count {
-            for slot in containerSlots[depth] where slot.keyType == keyType {
-                guard slot.serial != serial else { break }
-                slot.serial = serial
-                slot.state.aim(at: fields, model: model, object: object, allowed: allowed)
-                // The slot was filled with a `KeyedDecodingContainer<Key>` (same key type).
-                return unsafeBitCast(slot.container, to: KeyedDecodingContainer<Key>.self)
-            }
-        }
-        let state = KeyedDecodingState(
-            decoder: self, fields: fields, model: model, object: object, allowed: allowed, depth: depth)
-        let container = KeyedDecodingContainer(TreeKeyedDecodingContainer<Key>(state: state))
-        if KeyedContainerSlot.canHold(container) {
-            while containerSlots.count <= depth { containerSlots.append([]) }
-            if containerSlots[depth].count < KeyedContainerSlot.maxPerDepth,
-                !containerSlots[depth].contains(where: { $0.keyType == keyType })
-            {
-                containerSlots[depth].append(
-                    KeyedContainerSlot(
-                        keyType: keyType, container: unsafeBitCast(container, to: AnyObject.self), state: state,
-                        serial: serial))
-            }
-        }
-        return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

@@ -46,6 +46,65 @@ enum JSONNumberParser {
         byte &- UInt8(ascii: "0") < 10
     }
 
+    /// Reads the number at `position` (a `-` or a digit) when it is short and plain: at most 15
+    /// digits in all, an optional fraction, no exponent. Returns `nil`, leaving `position`
+    /// alone, for anything else, which ``parse(_:from:end:)`` then reads.
+    ///
+    /// The result is what ``parse(_:from:end:)`` returns for the same text: a mantissa below
+    /// 10^15 is exact in a double, and dividing it by an exact power of ten is correctly
+    /// rounded.
+    @inline(__always)
+    static func parseShort(_ bytes: UnsafePointer<UInt8>, at position: inout Int, end: Int) -> ArchiveValue? {
+        // A short number and the byte after it span at most 18 bytes (sign, 15 digits, point,
+        // next byte); closer to the end of the input the general reader takes over.
+        guard end &- position >= 18 else { return nil }
+        var cursor = position
+        let negative = bytes[cursor] == UInt8(ascii: "-")
+        if negative { cursor &+= 1 }
+        let integerStart = cursor
+        var digit = bytes[cursor] &- UInt8(ascii: "0")
+        guard digit < 10 else { return nil }
+        var mantissa = UInt64(digit)
+        cursor &+= 1
+        var current = bytes[cursor]
+        if mantissa != 0 {
+            while true {
+                digit = current &- UInt8(ascii: "0")
+                guard digit < 10, cursor &- integerStart < 15 else { break }
+                mantissa = mantissa &* 10 &+ UInt64(digit)
+                cursor &+= 1
+                current = bytes[cursor]
+            }
+        }
+        var fractionDigits = 0
+        if current == UInt8(ascii: ".") {
+            cursor &+= 1
+            let fractionStart = cursor
+            // At most 15 digits in all: the integer digits, the point and the fraction digits
+            // span at most 16 bytes.
+            while true {
+                current = bytes[cursor]
+                digit = current &- UInt8(ascii: "0")
+                guard digit < 10, cursor &- integerStart < 16 else { break }
+                mantissa = mantissa &* 10 &+ UInt64(digit)
+                cursor &+= 1
+            }
+            fractionDigits = cursor &- fractionStart
+            guard fractionDigits > 0 else { return nil }
+        }
+        // A digit here means too many digits (or a leading zero); an exponent is not short.
+        guard !isDigit(current), current != UInt8(ascii: "."), current | 0x20 != UInt8(ascii: "e") else {
+            return nil
+        }
+        position = cursor
+        if fractionDigits == 0 {
+            let magnitude = Int64(truncatingIfNeeded: mantissa)
+            return .int(negative ? 0 &- magnitude : magnitude)
+        }
+        let value = Double(mantissa) / doublePowers[fractionDigits]
+        return .double(negative ? -value : value)
+    }
+
     /// Reads the number that starts at `start` (a `-` or a digit). Bytes at `end` and beyond are
     /// never read.
     static func parse(_ bytes: UnsafePointer<UInt8>, from start: Int, end: Int) -> Result {

@@ -5,8 +5,13 @@ import Foundation
 ///
 /// Children of open containers wait on ``MoveStack``s (array elements and object entries) and
 /// are moved into exactly sized arrays when their container closes. Strings without escapes are
-/// built straight from the input bytes, and keys seen before are taken from a small cache
-/// instead of being built again. Line and column are computed only for errors.
+/// built straight from the input bytes. Keys seen before come from ``JSONKeyCache``, together
+/// with their fingerprint for duplicate detection and their role in archive markup; the key
+/// that followed the previous key last time is tried first, so keys in their usual order are
+/// neither scanned nor hashed. Objects whose only `$` keys are their leading metadata keys are
+/// built directly; everything else in the markup goes through ``ArchiveMarkup``. Short plain
+/// numbers are read inline (``JSONNumberParser/parseShort(_:at:end:)``). Line and column are
+/// computed only for errors.
 ///
 /// ```swift
 /// var parser = JSONParser(base, count: count, options: options)
@@ -35,22 +40,16 @@ struct JSONParser: ~Copyable {
         var index: Int
         /// How many of its keys start with `$`.
         var reservedKeys: Int
+        /// For objects: how many of its first keys are object metadata keys, and their roles.
+        var metadataCount: Int
+        var metadataRoles: UInt32
         /// The offset of its opening bracket.
         var openOffset: Int
-    }
-
-    /// A key built before, and the bytes it was built from.
-    struct CachedKey {
-        var head: UInt64
-        var tail: UInt64
-        var length: Int
-        var string: String
     }
 
     /// Objects up to this many entries are checked for duplicate keys as each key arrives;
     /// larger ones again, with a set, when they close.
     private static let incrementalKeyCheckLimit = 32
-    private static let keyCacheSize = 256
 
     private let bytes: UnsafePointer<UInt8>
     private let end: Int
@@ -71,7 +70,9 @@ struct JSONParser: ~Copyable {
     /// The fingerprint of each key on ``entries`` (see ``readKey()``).
     private var keyPrints = MoveStack<UInt64>()
     private var frames = MoveStack<Frame>(initialCapacity: 16)
-    private var keyCache: [CachedKey]
+    private var keyCache = JSONKeyCache()
+    /// The cache slot of the key read last, when it was cached.
+    private var previousKeySlot: UnsafeMutablePointer<JSONKeyCache.Slot>?
     /// Decoded bytes of strings with escapes.
     private var scratch: [UInt8] = []
     private var valueCount = 0
@@ -83,6 +84,10 @@ struct JSONParser: ~Copyable {
     private var keyPrint: UInt64 = 0
     private var keyMask: UInt64 = 0
     private var reservedKeys = 0
+    /// How many keys of the object, from its first, are metadata keys (`$type`, `$version`,
+    /// `$id`, `$classes`), and their roles (``JSONKeyCache/Role``), four bits each.
+    private var metadataCount = 0
+    private var metadataRoles: UInt32 = 0
     private var openOffset = 0
 
     /// Creates a parser over `count` bytes at `base`, which must stay valid while it parses.
@@ -99,8 +104,6 @@ struct JSONParser: ~Copyable {
         maxObjectCount = limits.maxObjectCount
         markupMode = options.markup
         markup = options.markup == .archive
-        keyCache = Array(
-            repeating: CachedKey(head: 0, tail: 0, length: -1, string: ""), count: Self.keyCacheSize)
     }
 
     // MARK: - Bytes
@@ -162,6 +165,10 @@ struct JSONParser: ~Copyable {
             case UInt8(ascii: "\""):
                 value = .string(try readValueString())
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if let short = JSONNumberParser.parseShort(bytes, at: &position, end: end) {
+                    value = short
+                    break
+                }
                 switch JSONNumberParser.parse(bytes, from: position, end: end) {
                 case .value(let number, let next):
                     value = number
@@ -204,7 +211,7 @@ struct JSONParser: ~Copyable {
                             .collectionCount, "an array has more than \(maxCollectionCount) elements", at: position,
                             inValue: false)
                     }
-                    values.append(value)
+                    values.append(consume value)
                     skipWhitespace()
                     let next = byte(at: position)
                     if next == UInt8(ascii: ",") {
@@ -226,7 +233,7 @@ struct JSONParser: ~Copyable {
                             .collectionCount, "an object has more than \(maxCollectionCount) entries", at: position,
                             inValue: false)
                     }
-                    entries.append(ArchiveDictionary.Entry(key: Self.take(&key), value: value))
+                    entries.append(ArchiveDictionary.Entry(key: Self.take(&key), value: consume value))
                     keyPrints.append(keyPrint)
                     skipWhitespace()
                     let next = byte(at: position)
@@ -258,7 +265,7 @@ struct JSONParser: ~Copyable {
             Frame(
                 kind: kind, start: start, key: Self.take(&key), keyPrint: keyPrint, keyMask: keyMask,
                 index: kind == .array ? values.count &- start : 0, reservedKeys: reservedKeys,
-                openOffset: openOffset))
+                metadataCount: metadataCount, metadataRoles: metadataRoles, openOffset: openOffset))
         if frames.count > maxDepth {
             throw limit(.depth, "the document nests deeper than \(maxDepth) levels", at: position, inValue: false)
         }
@@ -266,6 +273,8 @@ struct JSONParser: ~Copyable {
         start = newKind == .array ? values.count : entries.count
         keyMask = 0
         reservedKeys = 0
+        metadataCount = 0
+        metadataRoles = 0
         openOffset = position
     }
 
@@ -280,6 +289,8 @@ struct JSONParser: ~Copyable {
         keyPrint = parent.keyPrint
         keyMask = parent.keyMask
         reservedKeys = parent.reservedKeys
+        metadataCount = parent.metadataCount
+        metadataRoles = parent.metadataRoles
         openOffset = parent.openOffset
     }
 
@@ -299,7 +310,11 @@ struct JSONParser: ~Copyable {
         keyPrints.removeLast(count)
         let value: ArchiveValue
         if markup && reservedKeys > 0 {
-            value = try interpretMarkup()
+            if reservedKeys == metadataCount, let object = leadingMetadataObject() {
+                value = object
+            } else {
+                value = try interpretMarkup()
+            }
         } else {
             value = .dictionary(ArchiveDictionary(uniqueStoredEntries: entries.removeArray(from: start)))
         }
@@ -318,8 +333,7 @@ struct JSONParser: ~Copyable {
                 "expected a string key, found \(describe(position))\(hint)", at: position, inValue: false)
         }
         let keyOffset = position
-        let first = byte(at: position &+ 1)
-        key = try readKey()
+        let role = try readKey()
         let existing = entries.count &- start
         if existing < Self.incrementalKeyCheckLimit {
             try noteKey(at: keyOffset, isFirst: existing == 0)
@@ -327,8 +341,12 @@ struct JSONParser: ~Copyable {
                 markup = ArchiveMarkup.startsArchiveMarkup(firstKey: key)
             }
         }
-        if first == UInt8(ascii: "$") || (first == UInt8(ascii: "\\") && key.utf8.first == UInt8(ascii: "$")) {
+        if role != .plain {
             reservedKeys &+= 1
+            if role.isObjectMetadata && metadataCount == existing && existing < 4 {
+                metadataRoles |= UInt32(role.rawValue) << UInt32(truncatingIfNeeded: existing &* 4)
+                metadataCount &+= 1
+            }
         }
         skipWhitespace()
         guard byte(at: position) == UInt8(ascii: ":") else {
@@ -387,16 +405,9 @@ struct JSONParser: ~Copyable {
         }
     }
 
-    /// Builds the value an object with reserved keys stands for (see ``ArchiveMarkup``).
-    ///
-    /// Objects whose `$` keys are all leading metadata keys (what writers produce) are built
-    /// here with their fields moved off the stack; every other case goes through
-    /// ``ArchiveMarkup/interpret(_:isTopLevel:allowsValueTags:path:)``, and so does any
-    /// metadata this fast path doubts, which keeps the two identical.
+    /// Builds the value an object with reserved keys stands for (see ``ArchiveMarkup``), through
+    /// ``ArchiveMarkup/interpret(_:isTopLevel:allowsValueTags:path:)``.
     private mutating func interpretMarkup() throws -> ArchiveValue {
-        if let object = leadingMetadataObject() {
-            return object
-        }
         let elements = entries.removeArray(from: start)
         let isTopLevel = frames.count == 1
         let value: ArchiveValue
@@ -418,43 +429,58 @@ struct JSONParser: ~Copyable {
         return value
     }
 
+    /// Builds the object for an object whose `$` keys are all leading metadata keys (what
+    /// writers produce), with its fields and metadata moved off the stack; `nil`, leaving the
+    /// entries untouched, for any metadata value it doubts, so that
+    /// ``ArchiveMarkup/interpret(_:isTopLevel:allowsValueTags:path:)`` reports it and the two
+    /// stay identical.
     private mutating func leadingMetadataObject() -> ArchiveValue? {
-        let metadataCount = reservedKeys
-        guard metadataCount <= 4, entries.count &- start >= metadataCount else { return nil }
+        let count = metadataCount
+        let roles = metadataRoles
+        guard entries.count &- start >= count else { return nil }
+        @inline(__always) func role(at index: Int) -> JSONKeyCache.Role? {
+            JSONKeyCache.Role(
+                rawValue: UInt8(truncatingIfNeeded: roles >> UInt32(truncatingIfNeeded: index &* 4)) & 0xF)
+        }
+        // Check the metadata in place, without copying values; on any doubt nothing has moved.
         var typeName: String?
         var version: Int?
         var id: ArchiveObjectID?
         var superclassNames: [String] = []
-        for index in start..<(start &+ metadataCount) {
-            let entry = entries[index]
-            switch entry.key {
-            case ArchiveMarkup.typeKey:
-                guard case .string(let name) = entry.value, !name.isEmpty else { return nil }
-                typeName = name
-            case ArchiveMarkup.versionKey:
-                guard let number = entry.value.int64Value, number >= 0, let int = Int(exactly: number) else {
-                    return nil
+        let valid = entries.withElements(from: start) { elements -> Bool in
+            for index in 0..<count {
+                switch role(at: index) {
+                case .type:
+                    guard case .string(let name) = elements[index].value, !name.isEmpty else { return false }
+                    typeName = name
+                case .version:
+                    guard let number = elements[index].value.int64Value, number >= 0, let int = Int(exactly: number)
+                    else {
+                        return false
+                    }
+                    version = int
+                case .id:
+                    guard let number = elements[index].value.int64Value, number >= 0, let int = Int(exactly: number)
+                    else {
+                        return false
+                    }
+                    id = ArchiveObjectID(int)
+                case .classes:
+                    guard case .array(let names) = elements[index].value else { return false }
+                    superclassNames.reserveCapacity(names.count)
+                    for name in names {
+                        guard case .string(let string) = name else { return false }
+                        superclassNames.append(string)
+                    }
+                default:
+                    return false
                 }
-                version = int
-            case ArchiveMarkup.idKey:
-                guard let number = entry.value.int64Value, number >= 0, let int = Int(exactly: number) else {
-                    return nil
-                }
-                id = ArchiveObjectID(int)
-            case ArchiveMarkup.classesKey:
-                guard case .array(let names) = entry.value else { return nil }
-                superclassNames.reserveCapacity(names.count)
-                for name in names {
-                    guard case .string(let string) = name else { return nil }
-                    superclassNames.append(string)
-                }
-            default:
-                return nil
             }
+            return true
         }
-        guard let typeName else { return nil }
-        let fields = entries.removeArray(from: start &+ metadataCount)
-        entries.removeLast(metadataCount)
+        guard valid, let typeName else { return nil }
+        let fields = entries.removeArray(from: start &+ count)
+        entries.removeLast(count)
         return .object(
             ArchiveObject(
                 typeName: typeName, version: version, id: id, superclassNames: superclassNames,
@@ -480,15 +506,21 @@ struct JSONParser: ~Copyable {
     private func scanString(from: Int) -> (stop: Int, highBits: UInt64) {
         var cursor = from
         var highBits: UInt64 = 0
-        // Eight bytes at a time while none is a quote, a backslash or a control character.
+        // Eight bytes at a time. In each of the three tests the lowest flagged byte is exact
+        // (only a flagged byte can borrow from the bytes above it), so the lowest flag of all
+        // is the first quote, backslash or control character.
         while end &- cursor >= 8 {
-            let word = UnsafeRawPointer(bytes + cursor).loadUnaligned(as: UInt64.self)
+            let word = UInt64(littleEndian: UnsafeRawPointer(bytes + cursor).loadUnaligned(as: UInt64.self))
             let quotes = word ^ 0x2222_2222_2222_2222
             let backslashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
             let special =
-                ((quotes &- 0x0101_0101_0101_0101) & ~quotes) | ((backslashes &- 0x0101_0101_0101_0101) & ~backslashes)
-                | ((word &- 0x2020_2020_2020_2020) & ~word)
-            if special & 0x8080_8080_8080_8080 != 0 { break }
+                (((quotes &- 0x0101_0101_0101_0101) & ~quotes) | ((backslashes &- 0x0101_0101_0101_0101) & ~backslashes)
+                    | ((word &- 0x2020_2020_2020_2020) & ~word)) & 0x8080_8080_8080_8080
+            if special != 0 {
+                let before = special.trailingZeroBitCount &>> 3
+                highBits |= word & ((1 &<< UInt64(truncatingIfNeeded: before &* 8)) &- 1)
+                return (cursor &+ before, highBits)
+            }
             highBits |= word
             cursor &+= 8
         }
@@ -521,25 +553,45 @@ struct JSONParser: ~Copyable {
             throw malformed("invalid UTF-8 in a string", at: contentStart &+ bad, inValue: true)
         }
         position = stop &+ 1
-        return String(decoding: content, as: UTF8.self)
+        return Self.string(validUTF8: content)
     }
 
-    /// Reads the key whose opening quote is at `position` and sets ``keyPrint``.
+    /// Reads the key whose opening quote is at `position` into ``key``, sets ``keyPrint`` and
+    /// returns the key's role in archive markup.
     ///
-    /// Escape-free ASCII keys are looked up in ``keyCache`` by their bytes (a key up to 16
-    /// bytes long is identified exactly by its first and last eight bytes and its length;
-    /// longer ones are compared in full) and fingerprinted for ``noteKey(at:isFirst:)``; other keys get
-    /// the fingerprint 0.
+    /// Escape-free ASCII keys are looked up in ``keyCache`` by their bytes and fingerprinted for
+    /// ``noteKey(at:isFirst:)``; other keys get the fingerprint 0.
     @inline(__always)
-    private mutating func readKey() throws -> String {
+    private mutating func readKey() throws -> JSONKeyCache.Role {
         let contentStart = position &+ 1
+        let readable = end &- contentStart
+        // Keys mostly come in the order they came before: try the key that followed the previous
+        // key last time. Bytes equal to a cached key's, followed by a quote, are that key (a
+        // cached key is at most 16 escape-free ASCII bytes that passed every check).
+        if let predicted = previousKeySlot?.pointee.next {
+            let length = predicted.pointee.length
+            if length >= 0 && length <= 16 && length < readable
+                && bytes[contentStart &+ length] == UInt8(ascii: "\"")
+            {
+                let (head, tail) = JSONKeyCache.words(bytes + contentStart, length: length, readable: readable)
+                if head == predicted.pointee.head && tail == predicted.pointee.tail {
+                    position = contentStart &+ length &+ 1
+                    keyPrint = predicted.pointee.print
+                    previousKeySlot = predicted
+                    key = predicted.pointee.string
+                    return predicted.pointee.role
+                }
+            }
+        }
         let (stop, highBits) = scanString(from: contentStart)
         guard stop < end else {
             throw malformed("unterminated string", at: position, inValue: false)
         }
         guard bytes[stop] == UInt8(ascii: "\"") else {
+            previousKeySlot = nil
             keyPrint = 0
-            return try readEscapedString(contentStart: contentStart, stop: stop, isKey: true)
+            key = try readEscapedString(contentStart: contentStart, stop: stop, isKey: true)
+            return JSONKeyCache.Role(of: key)
         }
         let length = stop &- contentStart
         if length > maxStringLength {
@@ -552,43 +604,45 @@ struct JSONParser: ~Copyable {
                 throw malformed("invalid UTF-8 in a string", at: contentStart &+ bad, inValue: false)
             }
             position = stop &+ 1
+            previousKeySlot = nil
             keyPrint = 0
-            return String(decoding: content, as: UTF8.self)
+            key = Self.string(validUTF8: content)
+            return JSONKeyCache.Role(of: key)
         }
         position = stop &+ 1
 
-        var head: UInt64 = 0
-        var tail: UInt64 = 0
-        if length >= 8 {
-            head = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
-            tail = UnsafeRawPointer(base + (length &- 8)).loadUnaligned(as: UInt64.self)
-        } else if end &- contentStart >= 8 {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self))
-            head = word & ((1 << (UInt64(truncatingIfNeeded: length) &* 8)) &- 1)
-        } else {
-            for offset in 0..<length {
-                head |= UInt64(base[offset]) << (UInt64(truncatingIfNeeded: offset) &* 8)
-            }
-        }
+        let (head, tail) = JSONKeyCache.words(base, length: length, readable: readable)
         let hash =
             (head &* 0x9E37_79B9_7F4A_7C15) ^ (tail &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(truncatingIfNeeded: length)
         keyPrint = hash | (1 << 63)
-        let slot = Int(truncatingIfNeeded: (hash &* 0xD6E8_FEB8_6659_FD93) >> 56) & (Self.keyCacheSize &- 1)
-        let cached = keyCache[slot]
-        if cached.length == length && cached.head == head && cached.tail == tail {
-            if length <= 16 {
-                return cached.string
-            }
-            let same =
-                cached.string.utf8.withContiguousStorageIfAvailable { stored in
-                    guard let storedBase = stored.baseAddress, stored.count == length else { return false }
-                    return memcmp(storedBase, base, length) == 0
-                } ?? false
-            if same { return cached.string }
+        let slot = keyCache.slot(hash: hash)
+        if !JSONKeyCache.matches(slot, head: head, tail: tail, base: base, length: length) {
+            let string = Self.string(validUTF8: content)
+            slot.pointee = JSONKeyCache.Slot(
+                head: head, tail: tail, length: length, print: keyPrint, role: JSONKeyCache.Role(of: string),
+                string: string, next: nil)
         }
-        let string = String(decoding: content, as: UTF8.self)
-        keyCache[slot] = CachedKey(head: head, tail: tail, length: length, string: string)
-        return string
+        previousKeySlot?.pointee.next = slot
+        previousKeySlot = slot
+        key = slot.pointee.string
+        return slot.pointee.role
+    }
+
+    /// Builds a string from bytes known to be valid UTF-8.
+    ///
+    /// Short strings are built in place as small strings, which skips the standard library's
+    /// general decoding path (it would check the bytes again); the result is the same.
+    @inline(__always)
+    private static func string(validUTF8 content: UnsafeBufferPointer<UInt8>) -> String {
+        guard content.count <= 15 else {
+            return String(decoding: content, as: UTF8.self)
+        }
+        return String(unsafeUninitializedCapacity: content.count) { buffer in
+            if let target = buffer.baseAddress, let source = content.baseAddress {
+                target.initialize(from: source, count: content.count)
+            }
+            return content.count
+        }
     }
 
     /// Continues reading a string at its first backslash or control character (`stop`).

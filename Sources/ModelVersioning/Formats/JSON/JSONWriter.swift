@@ -47,8 +47,9 @@ extension JSONWriter {
         enum Container {
             case array([ArchiveValue])
             case dictionary(ArchiveDictionary, isTopLevel: Bool)
-            /// An object's entries as written (metadata first, see ``ArchiveMarkup/entries(of:)``).
-            case object(ArchiveObject, entries: [ArchiveDictionary.Element], metadataCount: Int)
+            /// An object: its metadata keys (see ``ArchiveMarkup/entries(of:)``), written when it
+            /// opens, are the first `metadataCount` children, then its fields.
+            case object(ArchiveObject, metadataCount: Int)
         }
 
         struct Frame {
@@ -96,12 +97,11 @@ extension JSONWriter {
                     // in the envelope marker of the top-level dictionary.
                     writeKey(key, escapingReserved: markup && !(isTopLevel && key == ArchiveMarkup.archiveKey))
                     try write(entries[index].value, isTopLevel: false)
-                case .object(let object, let entries, let metadataCount):
-                    // Archive markup: the escaped keys of `entries`; plain: the field names.
-                    writeKey(
-                        index >= metadataCount && !markup
-                            ? object.fields[index &- metadataCount].key : entries[index].key)
-                    try write(entries[index].value, isTopLevel: false)
+                case .object(let object, let metadataCount):
+                    // Archive markup escapes a leading `$` of a field name; plain writes it as it is.
+                    let field = index &- metadataCount
+                    writeKey(object.fields[field].key, escapingReserved: markup)
+                    try write(object.fields.value(at: field), isTopLevel: false)
                 }
             }
         }
@@ -153,13 +153,15 @@ extension JSONWriter {
                 if markup {
                     try checkMetadata(of: object)
                 }
-                let entries = ArchiveMarkup.entries(of: object)
                 output.append(UInt8(ascii: "{"))
+                let metadataCount =
+                    1 + (object.version == nil ? 0 : 1) + (object.id == nil ? 0 : 1)
+                    + (object.superclassNames.isEmpty ? 0 : 1)
                 frames.append(
                     Frame(
-                        container: .object(
-                            object, entries: entries, metadataCount: entries.count &- object.fields.count),
-                        next: 0, count: entries.count))
+                        container: .object(object, metadataCount: metadataCount), next: metadataCount,
+                        count: metadataCount &+ object.fields.count))
+                writeMetadata(of: object)
             case .reference(let id):
                 guard id.rawValue >= 0 else {
                     throw invalid("a reference to a negative identity (\(id)) cannot be written")
@@ -167,6 +169,40 @@ extension JSONWriter {
                 try openTagged(ArchiveMarkup.referenceKey)
                 writeInteger(Int64(id.rawValue))
                 closeTagged()
+            }
+        }
+
+        /// Writes the metadata keys of the object just opened, as ``writeDocument(_:)`` writes
+        /// children (the same keys and order as ``ArchiveMarkup/entries(of:)``).
+        private mutating func writeMetadata(of object: ArchiveObject) {
+            let level = frames.count
+            newline(level)
+            writeKey(ArchiveMarkup.typeKey)
+            writeString(object.typeName)
+            if let version = object.version {
+                output.append(UInt8(ascii: ","))
+                newline(level)
+                writeKey(ArchiveMarkup.versionKey)
+                writeInteger(Int64(version))
+            }
+            if let id = object.id {
+                output.append(UInt8(ascii: ","))
+                newline(level)
+                writeKey(ArchiveMarkup.idKey)
+                writeInteger(Int64(id.rawValue))
+            }
+            if !object.superclassNames.isEmpty {
+                output.append(UInt8(ascii: ","))
+                newline(level)
+                writeKey(ArchiveMarkup.classesKey)
+                output.append(UInt8(ascii: "["))
+                for (index, name) in object.superclassNames.enumerated() {
+                    if index > 0 { output.append(UInt8(ascii: ",")) }
+                    newline(level &+ 1)
+                    writeString(name)
+                }
+                newline(level)
+                output.append(UInt8(ascii: "]"))
             }
         }
 
@@ -203,9 +239,12 @@ extension JSONWriter {
                 components.append(.index(index))
             case .dictionary(let entries, _):
                 components.append(.key(entries[index].key))
-            case .object(let object, let entries, let metadataCount):
-                components.append(
-                    .key(index >= metadataCount ? object.fields[index &- metadataCount].key : entries[index].key))
+            case .object(let object, let metadataCount):
+                if index >= metadataCount {
+                    components.append(.key(object.fields[index &- metadataCount].key))
+                } else {
+                    components.append(.key(ArchiveMarkup.entries(of: object)[index].key))
+                }
             }
         }
 
@@ -260,6 +299,7 @@ extension JSONWriter {
         }
 
         private mutating func writeDouble(_ number: Double) throws {
+            if writeShortDecimal(number) { return }
             if number.isFinite {
                 var text = number.description
                 text.withUTF8 { digits in
@@ -281,6 +321,71 @@ extension JSONWriter {
             try openTagged(ArchiveMarkup.doubleKey)
             writeString(number.isNaN ? "nan" : number < 0 ? "-inf" : "inf")
             closeTagged()
+        }
+
+        /// Powers of ten, exact as doubles.
+        private static let powersOfTen: [Double] = (0...22).map { exponent in
+            (0..<exponent).reduce(1.0) { power, _ in power * 10 }
+        }
+
+        /// Writes `number` when its shortest spelling has at most 15 significant digits and no
+        /// exponent (most doubles in archives: 1.5, 0.25, 1234.125), exactly as `description`
+        /// would, without building a string; returns `false` for every other double.
+        ///
+        /// For the fewest fraction digits `k` such that `m / 10^k` (with `m` the nearest
+        /// integer to `number × 10^k`) reads back as `number`, `m / 10^k` is the shortest
+        /// spelling. With `m < 10^15` the product is within 0.2 of `m`, so rounding finds it, and
+        /// no other decimal with `k` fraction digits reads back as `number` (they are more than
+        /// four units in the last place apart), so it is the one `description` picks too.
+        @inline(__always)
+        private mutating func writeShortDecimal(_ number: Double) -> Bool {
+            let magnitude = number.magnitude
+            // `description` switches to exponents below 1e-4 and from 2^53 up.
+            guard magnitude >= 1e-4, magnitude < 1e15 else { return false }
+            let powers = Self.powersOfTen
+            var digits = 0
+            while digits <= 19 {
+                let power = powers[digits]
+                let scaled = (magnitude * power).rounded()
+                guard scaled < 1e15 else { return false }
+                if scaled / power == magnitude {
+                    writeDecimal(UInt64(scaled), fractionDigits: digits, negative: number < 0)
+                    return true
+                }
+                digits &+= 1
+            }
+            return false
+        }
+
+        /// Writes `value / 10^fractionDigits` in plain decimal notation with at least one digit
+        /// on each side of the point.
+        private mutating func writeDecimal(_ value: UInt64, fractionDigits: Int, negative: Bool) {
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buffer in
+                var index = 48
+                var remaining = value
+                var written = 0
+                if fractionDigits == 0 {
+                    index &-= 1
+                    buffer[index] = UInt8(ascii: "0")
+                    index &-= 1
+                    buffer[index] = UInt8(ascii: ".")
+                }
+                repeat {
+                    index &-= 1
+                    buffer[index] = UInt8(truncatingIfNeeded: remaining % 10) &+ UInt8(ascii: "0")
+                    remaining /= 10
+                    written &+= 1
+                    if written == fractionDigits {
+                        index &-= 1
+                        buffer[index] = UInt8(ascii: ".")
+                    }
+                } while remaining > 0 || written <= fractionDigits
+                if negative {
+                    index &-= 1
+                    buffer[index] = UInt8(ascii: "-")
+                }
+                output.append(UnsafeBufferPointer(rebasing: buffer[index..<48]))
+            }
         }
 
         private mutating func writeDate(_ date: Date) throws {
