@@ -387,7 +387,10 @@ struct LimitsTests {
                     smallCollections)
             },
 
-            // A few kilobytes that expand to a billion values, at the default limits.
+            // A few kilobytes that expand to a billion values, at the default limits. Only binary
+            // property lists and keyed archives (binary or XML) can share a value between places;
+            // JSON, XML and OpenStep text spell every value out, and the `$ref`s of the archive
+            // markup are followed by the decoder, which counts what it decodes again.
             LimitCase("references expanded: binary property list", .referencesExpanded) {
                 try reading(.binaryPropertyList, binaryReferenceBomb(), .default)
             },
