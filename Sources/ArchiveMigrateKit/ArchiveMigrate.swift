@@ -129,7 +129,7 @@ struct Command: Sendable {
 }
 
 /// A subcommand's namespace: its table and its action, made into a ``Command``.
-protocol ArchiveCommand {
+protocol ArchiveCommand: SendableMetatype {
     static var spec: CommandSpec { get }
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus
 }
@@ -179,6 +179,14 @@ struct ToolContext: Sendable {
     /// Reads an archive in any supported format.
     func readArchive(_ path: String) throws -> (tree: ArchiveValue, format: ArchiveFormat) {
         let data: Data
+        // Refuse a file larger than the readers accept before reading it into memory.
+        let limit = ArchiveLimits.default.maxInputBytes
+        if let size = (try? FileManager.default.attributesOfItem(atPath: url(path).path))?[.size] as? Int, size > limit
+        {
+            throw ArchiveError.limitExceeded(
+                .inputBytes, "\(path) has \(size) bytes, more than the limit of \(limit)"
+            ).adding(file: path)
+        }
         do {
             data = try Data(contentsOf: url(path))
         } catch {

@@ -221,7 +221,7 @@ struct JSONFormatTests {
     func hostileInput() throws {
         let nested = archiveError { _ = try read(String(repeating: "[", count: 1_000_000)) }
         #expect(nested?.limit == .depth)
-        #expect(nested?.path.count == 256)
+        #expect(nested?.path.count == ArchiveLimits.default.maxDepth)
         let objects = archiveError { _ = try read(String(repeating: #"{"a":"#, count: 100_000)) }
         #expect(objects?.limit == .depth)
         // Long literals are read in linear time; the value decides.
@@ -360,7 +360,8 @@ struct JSONFormatTests {
         #expect(objects?.path.description == "a.b.c.d")
         #expect(objects?.location?.column == 21)
 
-        let deep = String(repeating: "[", count: 256) + String(repeating: "]", count: 256)
+        let limit = ArchiveLimits.default.maxDepth
+        let deep = String(repeating: "[", count: limit) + String(repeating: "]", count: limit)
         #expect(try read(deep).kind == .array)
         let tooDeep = archiveError { _ = try read("[" + deep + "]") }
         #expect(tooDeep?.limit == .depth)
@@ -369,12 +370,19 @@ struct JSONFormatTests {
     @Test("deep documents are safe on a 512 KiB thread stack")
     func smallStack() async throws {
         let text = String(repeating: #"{"a":["#, count: 128) + String(repeating: "]}", count: 128)
+        // The reader and the writer keep their own stacks: 256 levels need no more thread stack
+        // than one (the default limit is lower for the decoder's sake, see LimitsTests).
+        let limits = {
+            var limits = ArchiveLimits()
+            limits.maxDepth = 256
+            return limits
+        }()
         let result: Result<Int, any Error> = await withCheckedContinuation { continuation in
             let thread = Thread {
                 do {
-                    let tree = try read(text)
-                    let data = try JSONWriter.write(tree, options: .init(prettyPrinted: true))
-                    let again = try JSONReader.read(data, options: .init())
+                    let tree = try read(text, limits: limits)
+                    let data = try JSONWriter.write(tree, options: .init(prettyPrinted: true, limits: limits))
+                    let again = try JSONReader.read(data, options: .init(limits: limits))
                     continuation.resume(returning: .success(again == tree ? data.count : -1))
                 } catch {
                     continuation.resume(returning: .failure(error))

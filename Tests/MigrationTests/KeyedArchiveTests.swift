@@ -14,6 +14,12 @@ struct KeyedArchiveTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let fixtureRoot = packageRoot.appendingPathComponent("Fixtures/nskeyedarchiver")
 
+    /// The path, relative to ``fixtureRoot``, of a must-fail archive kept in `Fixtures/malformed`
+    /// (one copy for this suite and `MalformedCorpusTests`).
+    static func malformed(_ path: String) -> String {
+        "../malformed/" + path
+    }
+
     static func data(_ path: String) throws -> Data {
         try Data(contentsOf: fixtureRoot.appendingPathComponent(path))
     }
@@ -149,13 +155,15 @@ struct KeyedArchiveTests {
     @Test("kiler129: every broken archive is rejected, binary and XML", arguments: kilerEncodings)
     func kilerBrokenData(_ encoding: String) throws {
         for (file, path) in Self.kilerBroken {
-            let failure = Self.failure { try Self.read("kiler129-php/BrokenData/\(file).\(encoding).plist") }
+            let failure = Self.failure {
+                try Self.read(Self.malformed("kiler129-php/BrokenData/\(file).\(encoding).plist"))
+            }
             #expect(failure?.0 == .malformedInput, "\(file)")
             #expect(failure?.1 == path, "\(file): \(String(describing: failure))")
         }
         // `$top` without `root`: rejected, as NSKeyedUnarchiver's top-level decoding does; a
         // tool that shows any archive may still ask for every top-level object.
-        let missingRoot = "kiler129-php/BrokenData/missingRoot.\(encoding).plist"
+        let missingRoot = Self.malformed("kiler129-php/BrokenData/missingRoot.\(encoding).plist")
         let error = try #require(throws: ArchiveError.self) { try Self.read(missingRoot) }
         #expect(error.code == .malformedInput)
         #expect(error.path == [.key("$top")])
@@ -171,7 +179,7 @@ struct KeyedArchiveTests {
     @Test("kiler129: all fourteen broken files are covered")
     func kilerBrokenCount() throws {
         let files = try FileManager.default.contentsOfDirectory(
-            atPath: Self.fixtureRoot.appendingPathComponent("kiler129-php/BrokenData").path)
+            atPath: Self.fixtureRoot.appendingPathComponent(Self.malformed("kiler129-php/BrokenData")).path)
         let covered = Set(Self.kilerBroken.map(\.file) + ["missingRoot"])
         #expect(files.count == 14)
         for file in files {
@@ -370,7 +378,9 @@ struct KeyedArchiveTests {
             ("broken_plist", ""),
         ])
     func danielpaulusFailures(_ name: String, _ path: String) throws {
-        let error = try #require(throws: ArchiveError.self) { try Self.read("danielpaulus-go/\(name).xml") }
+        let error = try #require(throws: ArchiveError.self) {
+            try Self.read(Self.malformed("danielpaulus-go/\(name).xml"))
+        }
         #expect(error.code == .malformedInput, "\(error)")
         #expect(error.path.description == path, "\(error)")
         if name == "broken_plist" { #expect(error.location != nil) }
@@ -437,17 +447,21 @@ struct KeyedArchiveTests {
             ("missing_uid", "$objects[1]"), ("invalid_uid", "$top.root"),
         ])
     func bpylist2Failures(_ name: String, _ path: String) throws {
-        let error = try #require(throws: ArchiveError.self) { try Self.read("bpylist2/\(name)_archive.plist") }
+        let error = try #require(throws: ArchiveError.self) {
+            try Self.read(Self.malformed("bpylist2/\(name)_archive.plist"))
+        }
         #expect(error.code == .malformedInput, "\(error)")
         #expect(error.path.description == path, "\(error)")
     }
 
     @Test("bpylist2: no_root has no `root` object and is rejected; its object reads by its own key")
     func bpylist2NoRoot() throws {
-        let error = try #require(throws: ArchiveError.self) { try Self.read("bpylist2/no_root_archive.plist") }
+        let error = try #require(throws: ArchiveError.self) {
+            try Self.read(Self.malformed("bpylist2/no_root_archive.plist"))
+        }
         #expect(error.code == .malformedInput && error.path == [.key("$top")])
         #expect(error.message.contains("'rooty'"))
-        let rooty = try Self.read("bpylist2/no_root_archive.plist", rootKey: "rooty")
+        let rooty = try Self.read(Self.malformed("bpylist2/no_root_archive.plist"), rootKey: "rooty")
         #expect(rooty.objectValue?.typeName == "crap.Foo")
         #expect(rooty["title"] == "yo")
     }
@@ -522,7 +536,8 @@ struct KeyedArchiveTests {
             ("length-mismatch", ArchiveError.Code.malformedInput, "$objects[1]"),
             ("class-not-dictionary", .malformedInput, "$objects[2]"),
             ("class-not-uid", .malformedInput, "$objects[1].$class"),
-            ("deep-nesting", .limitExceeded, "$objects[257]"),
+            // Entry n holds entry n + 1: the first one past the default depth of 64 levels.
+            ("deep-nesting", .limitExceeded, "$objects[65]"),
             ("url-base-cycle", .malformedInput, "$objects[1]"),
             ("uid-out-of-range", .malformedInput, "$objects[1][\"NS.objects\"][0]"),
             ("counted-set-bomb", .limitExceeded, "$objects[1][\"NS.count0\"]"),
@@ -655,7 +670,9 @@ struct KeyedArchiveTests {
         #expect(ArchiveFormat.detect(try Self.data("danielpaulus-go/dict.xml")) == .keyedArchive)
         #expect(ArchiveFormat.detect(try Self.data("kiler129-php/ArchivedData/nested.xml.plist")) == .keyedArchive)
         // Apple's XML writer sorts the keys, so `$archiver` comes first; without it, no guess.
-        #expect(ArchiveFormat.detect(try Self.data("danielpaulus-go/missing_archiver.xml")) == .xmlPropertyList)
+        #expect(
+            ArchiveFormat.detect(try Self.data(Self.malformed("danielpaulus-go/missing_archiver.xml")))
+                == .xmlPropertyList)
         let plain = try ArchiveFormat.binaryPropertyList.write(["a": 1, "$archive": 2])
         #expect(ArchiveFormat.detect(plain) == .binaryPropertyList)
         #expect(ArchiveFormat.detect(Data("bplist00".utf8)) == .binaryPropertyList)

@@ -16,22 +16,8 @@ struct PropertyListFormatTests {
         "node-bplist-parser", "bpylist2",
     ]
 
-    /// The files that must be rejected, as the fixture README lists them.
-    static let mustFail: [String] =
-        [
-            "swift-foundation/Test_5616259.bad", "swift-foundation/Test_82142612.bad", "swift-foundation/bad_plist.bad",
-            "cpython-plistlib/xml_with_entity_decl.plist", "biplist/data/bogus_file.plist",
-            "biplist/data/empty_file.plist", "biplist/data/invalid_object_offset_size.plist",
-            "biplist/data/invalid_object_ref_size.plist", "rust-plist/binary_circular_array.plist",
-            "rust-plist/binary_zero_offset_size.plist", "rust-plist/xml_error.plist",
-            "rust-plist/xml_entity_error.plist",
-        ] + invalidBinaryFixtures
-
-    static let invalidBinaryFixtures: [String] = {
-        let folder = fixtureRoot.appendingPathComponent("cpython-plistlib/invalid_binary")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { $0.hasSuffix(".bplist") }.sorted().map { "cpython-plistlib/invalid_binary/" + $0 }
-    }()
+    // The files that must be rejected (the `*.bad` files, CPython's invalid binaries, …) are in
+    // Fixtures/malformed: MalformedCorpusTests.
 
     static func fixture(_ relativePath: String) throws -> Data {
         try Data(contentsOf: fixtureRoot.appendingPathComponent(relativePath))
@@ -86,19 +72,6 @@ struct PropertyListFormatTests {
                 }
             }
         }
-    }
-
-    @Test("the listed must-fail files are rejected", arguments: mustFail)
-    func mustFailFixture(_ file: String) throws {
-        let data = try Self.fixture(file)
-        let error = try #require(throws: ArchiveError.self) { try Self.read(data) }
-        #expect(error.code == (data.isEmpty ? .unsupportedFormat : .malformedInput), "\(error)")
-        #expect(error.location != nil || data.isEmpty, "\(error)")
-    }
-
-    @Test("CPython's 40 invalid binary plists are all present")
-    func invalidBinaryCount() {
-        #expect(Self.invalidBinaryFixtures.count == 40)
     }
 
     @Test("swift-foundation: XML and binary hold the README's value")

@@ -66,6 +66,36 @@ enum AtomicFile {
         syncDirectory(directory)
     }
 
+    /// The file a temporary file named `.NAME.UUID.tmp` (as ``write(_:to:)`` names them) is
+    /// for: `NAME`; `nil` for any other name.
+    static func target(ofTemporaryName name: String) -> String? {
+        let suffixLength = 1 + 36 + 4  // ".UUID.tmp"
+        guard name.hasPrefix("."), name.hasSuffix(".tmp"), name.count > 1 + suffixLength else { return nil }
+        let uuid = name.dropLast(4).suffix(36)
+        guard name.dropLast(4).dropLast(36).hasSuffix("."), UUID(uuidString: String(uuid)) != nil else { return nil }
+        return String(name.dropFirst().dropLast(suffixLength))
+    }
+
+    /// Removes the temporary files an interrupted ``write(_:to:)`` (or ``replace(_:with:backup:)``)
+    /// left beside `urls` (and beside their `.bak` files); returns how many. Only names of the
+    /// exact form `.NAME.UUID.tmp`, for one of those files, are touched. A temporary file is never
+    /// the only copy of anything: its target keeps its complete old contents until the rename.
+    static func removeStaleTemporaries(for urls: [URL]) -> Int {
+        var removed = 0
+        let byDirectory = Dictionary(grouping: urls) { $0.deletingLastPathComponent().path }
+        for (directory, targets) in byDirectory {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { continue }
+            let files = Set(targets.flatMap { [$0.lastPathComponent, $0.lastPathComponent + ".bak"] })
+            for name in names {
+                guard let target = target(ofTemporaryName: name), files.contains(target) else { continue }
+                if unlink(URL(fileURLWithPath: directory).appendingPathComponent(name).path) == 0 {
+                    removed += 1
+                }
+            }
+        }
+        return removed
+    }
+
     /// Flushes a directory entry change (the rename) to disk; best effort.
     private static func syncDirectory(_ directory: URL) {
         let descriptor = open(directory.path, O_RDONLY)

@@ -43,7 +43,10 @@ struct BatchProcessor: Sendable {
 
     /// Transforms every file (in parallel), then writes the results. With `--in-place`, nothing
     /// is written unless every file transformed: a damaged archive in the batch leaves all
-    /// originals untouched.
+    /// originals untouched. Files the transformation leaves as they are (already at the target
+    /// versions) are not rewritten, and their backups not replaced: running the same command again
+    /// after an interruption finishes the batch and keeps every `.bak` holding the original.
+    /// Temporary files an interrupted run left beside the batch's files are removed first.
     func run(
         _ paths: [String], transform: @escaping @Sendable (inout ArchiveValue) throws -> MigrationReport
     ) -> [Outcome] {
@@ -64,6 +67,12 @@ struct BatchProcessor: Sendable {
                 "nothing was written: \(failed) of \(results.count) archives failed, so every original is unchanged")
             return results
         }
+        if case .inPlace = destination {
+            let removed = AtomicFile.removeStaleTemporaries(for: paths.map { context.url($0) })
+            if removed > 0 {
+                context.console.error("removed \(removed) temporary files left by an interrupted run")
+            }
+        }
         for index in results.indices {
             guard let output = results[index].output else { continue }
             do {
@@ -83,6 +92,10 @@ struct BatchProcessor: Sendable {
         do {
             var (tree, format) = try context.readArchive(path)
             let report = try transform(&tree)
+            if case .inPlace = destination, report.document == nil, report.migratedObjectCount == 0 {
+                // Nothing changed: leave the file (and its backup) alone.
+                return Outcome(path: path, report: report)
+            }
             let output = try format.write(tree)
             return Outcome(path: path, output: output, report: report)
         } catch let error as ArchiveError {

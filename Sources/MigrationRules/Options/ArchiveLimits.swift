@@ -5,24 +5,28 @@
 /// ``ArchiveError`` of code ``ArchiveError/Code/limitExceeded`` naming the limit (``Limit``) and
 /// where it was hit, instead of running away with memory, time or stack.
 ///
-/// | limit | default | bounds |
-/// |---|---|---|
-/// | ``maxDepth`` | 256 | nesting of arrays, dictionaries and objects (stack use) |
-/// | ``maxInputBytes`` | 1 GiB | size of the bytes handed to a reader |
-/// | ``maxObjectCount`` | 10,000,000 | values of one document (nodes of the tree, keyed-archive `$objects`) |
-/// | ``maxStringLength`` | 64 MiB | UTF-8 bytes of one string or key |
-/// | ``maxDataLength`` | 256 MiB | bytes of one data value |
-/// | ``maxCollectionCount`` | 16,777,216 | elements of one array or entries of one dictionary |
-/// | ``maxReferencesExpanded`` | 1,000,000 | values copied when a shared value without identity is used again |
+/// | limit | default | ``untrusted`` | bounds |
+/// |---|---|---|---|
+/// | ``maxDepth`` | 64 | 32 | nesting of arrays, dictionaries and objects (stack use) |
+/// | ``maxInputBytes`` | 1 GiB | 64 MiB | size of the bytes handed to a reader |
+/// | ``maxObjectCount`` | 10,000,000 | 1,000,000 | values of one document (tree nodes, keyed-archive `$objects`) |
+/// | ``maxStringLength`` | 64 MiB | 8 MiB | UTF-8 bytes of one string or key |
+/// | ``maxDataLength`` | 256 MiB | 32 MiB | bytes of one data value |
+/// | ``maxCollectionCount`` | 16,777,216 | 1,000,000 | elements of one array or entries of one dictionary |
+/// | ``maxReferencesExpanded`` | 1,000,000 | 100,000 | values copied when a shared value without identity is used again |
 ///
 /// ```swift
 /// var limits = ArchiveLimits()
 /// limits.maxInputBytes = 8 << 20     // files from sync: 8 MiB at most
-/// limits.maxDepth = 64
-/// let decoder = ArchiveDecoder(registry: registry, options: .init(limits: limits))
+/// limits.maxDepth = 16
+/// var options = DecodingOptions()
+/// options.limits = limits
+/// let decoder = ArchiveDecoder(registry: registry, options: options)
 /// ```
 ///
-/// ``untrusted`` is a tighter preset for input from other apps or the network.
+/// ``untrusted`` is the tighter preset for input from other apps or the network. The article
+/// "Handling untrusted archives" of ModelVersioning has the same table (a test keeps the two in
+/// step with the values below).
 public struct ArchiveLimits: Sendable, Hashable {
     /// The names of the limits, as reported in ``ArchiveError/limit``.
     public enum Limit: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -37,9 +41,17 @@ public struct ArchiveLimits: Sendable, Hashable {
         public var description: String { "ArchiveLimits.\(rawValue)" }
     }
 
-    /// The deepest nesting of arrays, dictionaries and objects. Bounds stack use: readers, the
-    /// migration pass and the decoder all recurse once per level.
-    public var maxDepth: Int = 256
+    /// The deepest nesting of arrays, dictionaries and objects. Bounds stack use: the decoder and
+    /// the encoder recurse through the models' own `init(from:)` and `encode(to:)` once per
+    /// level, the keyed-archive reader, the migration pass and the property-list writers once per
+    /// level of their own.
+    ///
+    /// The default keeps every path within the 512 KiB stack of a secondary thread on Apple
+    /// platforms even in a debug build, with a margin: measured there, the shallowest path (a
+    /// recursive polymorphic model through the decoder or the encoder) overflows at 89 levels
+    /// (`.ci/stack-depth.sh`). Raise it for deeper documents, and decode those on a thread with
+    /// a larger stack (`Thread.stackSize`) or the main thread.
+    public var maxDepth: Int = 64
     /// The largest input a reader accepts, in bytes.
     public var maxInputBytes: Int = 1 << 30
     /// The most values one document may hold (tree nodes; `$objects` entries of a keyed archive).
@@ -62,12 +74,12 @@ public struct ArchiveLimits: Sendable, Hashable {
     /// The defaults.
     public static let `default` = ArchiveLimits()
 
-    /// A tighter preset for input from other apps or the network: depth 64, 64 MiB of input,
+    /// A tighter preset for input from other apps or the network: depth 32, 64 MiB of input,
     /// 1,000,000 values, 8 MiB strings, 32 MiB data, 1,000,000 elements per collection and
     /// 100,000 expanded references.
     public static let untrusted: ArchiveLimits = {
         var limits = ArchiveLimits()
-        limits.maxDepth = 64
+        limits.maxDepth = 32
         limits.maxInputBytes = 64 << 20
         limits.maxObjectCount = 1_000_000
         limits.maxStringLength = 8 << 20

@@ -465,6 +465,12 @@ final class TreeDecoder: Decoder {
 
     /// The object's fields decoded by a type that is not a model (a mirror struct, a dictionary).
     private func decodeFields<T: Decodable>(of object: ArchiveObject, as type: T.Type) throws -> T {
+        if let id = object.id {
+            // Reached again through a reference, the object is decoded again: an expansion.
+            if !session.graph.decodedValueIdentities.insert(id).inserted {
+                try countExpansion(of: id)
+            }
+        }
         currentValue = .object(object)
         currentModel = nil
         currentObject = object

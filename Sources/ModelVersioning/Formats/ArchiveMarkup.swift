@@ -72,10 +72,13 @@ enum ArchiveMarkup {
     ///   - isTopLevel: Whether this is the document's top-level dictionary (where `$archive` is a
     ///     plain key).
     ///   - allowsValueTags: Whether `$date`, `$data` and `$double` are recognised (JSON).
+    ///   - maxDataLength: The longest data a `$data` value may decode to
+    ///     (`ArchiveLimits.maxDataLength`).
     ///   - path: Where the dictionary is, for errors.
     /// - Returns: An object, a reference, a tagged value, or a dictionary with unescaped keys.
     static func interpret(
-        _ entries: [ArchiveDictionary.Entry], isTopLevel: Bool, allowsValueTags: Bool, path: ArchivePath
+        _ entries: [ArchiveDictionary.Entry], isTopLevel: Bool, allowsValueTags: Bool, maxDataLength: Int = .max,
+        path: ArchivePath
     ) throws -> ArchiveValue {
         guard entries.contains(where: { isReservedSpelling($0.key) }) else {
             return .dictionary(ArchiveDictionary(uniqueStoredEntries: entries))
@@ -168,6 +171,11 @@ enum ArchiveMarkup {
                 let data = Data(base64Encoded: base64, options: .ignoreUnknownCharacters)
             else {
                 throw malformed("'$data' must be a base64 string", path.appending(dataKey))
+            }
+            guard data.count <= maxDataLength else {
+                throw ArchiveError.limitExceeded(
+                    .dataLength, "a data value has \(data.count) bytes, more than the limit of \(maxDataLength)",
+                    path: path)
             }
             return .data(data)
         case nullKey:

@@ -59,6 +59,7 @@ struct JSONParser: ~Copyable {
     private let maxDepth: Int
     private let maxCollectionCount: Int
     private let maxStringLength: Int
+    private let maxDataLength: Int
     private let maxObjectCount: Int
     private let markupMode: MarkupMode
     /// Whether objects are read as archive markup (decided on the first key in `.automatic`).
@@ -99,6 +100,7 @@ struct JSONParser: ~Copyable {
         maxDepth = limits.maxDepth
         maxCollectionCount = limits.maxCollectionCount
         maxStringLength = limits.maxStringLength
+        maxDataLength = limits.maxDataLength
         maxObjectCount = limits.maxObjectCount
         markupMode = options.markup
         markup = options.markup == .archive
@@ -411,7 +413,7 @@ struct JSONParser: ~Copyable {
         let value: ArchiveValue
         do {
             value = try ArchiveMarkup.interpret(
-                elements, isTopLevel: isTopLevel, allowsValueTags: true, path: .root)
+                elements, isTopLevel: isTopLevel, allowsValueTags: true, maxDataLength: maxDataLength, path: .root)
         } catch let error as ArchiveError {
             var located = error.prefixingPath(containerPath())
             located.location = location(of: openOffset)

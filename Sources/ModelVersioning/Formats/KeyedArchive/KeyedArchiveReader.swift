@@ -214,6 +214,19 @@ struct KeyedArchiveReader {
     var expandedCount = 0
     /// How many expansions of an already expanded collection are under way.
     var reexpanding = 0
+    /// Collections expanded a second time, with the size and height of their tree: every later
+    /// use shares that value (and counts its nodes) instead of walking the collection again, so a
+    /// reference bomb stops at its first uses over the limit, not after copying a million values.
+    /// (The first expansion cannot be kept: it holds the objects met there for the first time in
+    /// full, where later expansions hold references to them.)
+    var reexpansions: [Int: Expansion] = [:]
+
+    /// A collection's tree, kept for reuse.
+    struct Expansion {
+        var value: ArchiveValue
+        var nodes: Int
+        var height: Int
+    }
 
     init(objects: [ArchiveValue], limits: ArchiveLimits) {
         self.objects = objects
@@ -231,6 +244,7 @@ struct KeyedArchiveReader {
         nodeCount = 0
         expandedCount = 0
         reexpanding = 0
+        reexpansions = [:]
     }
 
     // MARK: - Root
@@ -349,32 +363,39 @@ struct KeyedArchiveReader {
         switch value {
         case .reference(let uid):
             return try resolve(uid.rawValue, at: site, depth: depth)
-        case .array(let elements):
-            guard depth < limits.maxDepth else { throw depthError(at: site.path) }
+        case .array, .dictionary:
+            return try inlineCollection(value, at: site, depth: depth)
+        case .object:
+            // Property lists read plainly hold no objects.
+            throw Self.unexpectedObject(at: site)
+        default:
+            try countNode()
+            return value
+        }
+    }
+
+    /// An array or dictionary stored inline in an entry, read element by element.
+    @inline(never)
+    private mutating func inlineCollection(_ value: ArchiveValue, at site: Site, depth: Int) throws -> ArchiveValue {
+        guard depth < limits.maxDepth else { throw depthError(at: site.path) }
+        if case .array(let elements) = value {
             var result: [ArchiveValue] = []
             result.reserveCapacity(elements.count)
+            var inner = site
             for (index, element) in elements.enumerated() {
-                var inner = site
                 inner.index = index
                 result.append(try self.value(element, at: inner, depth: depth + 1))
             }
             try countNode()
             return .array(result)
-        case .dictionary(let dictionary):
-            guard depth < limits.maxDepth else { throw depthError(at: site.path) }
-            var result = ArchiveDictionary(minimumCapacity: dictionary.count)
-            for (key, element) in dictionary {
-                result.appendUnchecked(try self.value(element, at: site, depth: depth + 1), forKey: key)
-            }
-            try countNode()
-            return .dictionary(result)
-        case .object:
-            // Property lists read plainly hold no objects.
-            throw ArchiveError(.malformedInput, "unexpected object in a keyed archive", path: site.path)
-        default:
-            try countNode()
-            return value
         }
+        guard case .dictionary(let dictionary) = value else { return value }
+        var result = ArchiveDictionary(minimumCapacity: dictionary.count)
+        for (key, element) in dictionary {
+            result.appendUnchecked(try self.value(element, at: site, depth: depth + 1), forKey: key)
+        }
+        try countNode()
+        return .dictionary(result)
     }
 
     /// The tree value of the entry a UID points to.
@@ -384,13 +405,18 @@ struct KeyedArchiveReader {
             return .null
         }
         guard uid > 0, uid < objects.count else {
-            throw ArchiveError(
-                .malformedInput, "the UID \(uid) refers to no object ('$objects' has \(objects.count) entries)",
-                path: site.path)
+            throw Self.danglingUID(uid, count: objects.count, at: site)
         }
-        switch objects[uid] {
-        case .dictionary(let entry):
+        if case .dictionary(let entry) = objects[uid] {
             return try object(uid, entry, depth: depth)
+        }
+        return try inlineObject(uid)
+    }
+
+    /// An entry of `$objects` that is not a dictionary: a string, number or data.
+    @inline(never)
+    private mutating func inlineObject(_ uid: Int) throws -> ArchiveValue {
+        switch objects[uid] {
         case .string(let text):
             try countNode()
             return text == "$null" ? .null : .string(text)
@@ -415,8 +441,7 @@ struct KeyedArchiveReader {
         case .array, .countedSet, .dictionary:
             return try collection(uid, entry, classIndex: classIndex, depth: depth)
         case .value:
-            if visits[uid] != .identified, let geometry = geometry(uid, entry) {
-                try countNode(1 + (geometry.dictionaryValue?.count ?? 0))
+            if visits[uid] != .identified, let geometry = try geometryValue(uid, entry) {
                 return geometry
             }
             return try identifiedObject(uid, entry, classIndex: classIndex, depth: depth)
@@ -424,19 +449,35 @@ struct KeyedArchiveReader {
             try countNode()
             return .null
         case .string, .data, .date, .url, .uuid:
-            guard visits[uid] != .readingValue else {
-                throw ArchiveError(
-                    .malformedInput, "the \(classes[classIndex].name) refers to itself",
-                    path: [.key("$objects"), .index(uid)])
-            }
-            guard depth < limits.maxDepth else { throw depthError(at: [.key("$objects"), .index(uid)]) }
-            let previous = visits[uid]
-            visits[uid] = .readingValue
-            let value = try foundationValue(uid, entry, kind: classes[classIndex].kind, depth: depth)
-            visits[uid] = previous
-            try countNode()
-            return value
+            return try foundationObject(uid, entry, classIndex: classIndex, depth: depth)
         }
+    }
+
+    /// An NSValue holding a range, point, size, rectangle or edge insets, as a dictionary.
+    @inline(never)
+    private mutating func geometryValue(_ uid: Int, _ entry: ArchiveDictionary) throws -> ArchiveValue? {
+        guard let geometry = geometry(uid, entry) else { return nil }
+        try countNode(1 + (geometry.dictionaryValue?.count ?? 0))
+        return geometry
+    }
+
+    /// An NSString, NSData, NSDate, NSURL or NSUUID object.
+    @inline(never)
+    private mutating func foundationObject(_ uid: Int, _ entry: ArchiveDictionary, classIndex: Int, depth: Int)
+        throws -> ArchiveValue
+    {
+        guard visits[uid] != .readingValue else {
+            throw ArchiveError(
+                .malformedInput, "the \(classes[classIndex].name) refers to itself",
+                path: [.key("$objects"), .index(uid)])
+        }
+        guard depth < limits.maxDepth else { throw depthError(at: [.key("$objects"), .index(uid)]) }
+        let previous = visits[uid]
+        visits[uid] = .readingValue
+        let value = try foundationValue(uid, entry, kind: classes[classIndex].kind, depth: depth)
+        visits[uid] = previous
+        try countNode()
+        return value
     }
 
     /// The index in ``classes`` of the class of entry `uid`, validated on first use.
@@ -494,15 +535,9 @@ struct KeyedArchiveReader {
         var unescaped = false
         for (key, element) in entry {
             if key == "$class" { continue }
-            let site = Site(entry: uid, key: key)
-            let field = try value(element, at: site, depth: depth + 1)
+            let field = try value(element, at: Site(entry: uid, key: key), depth: depth + 1)
             if key == KeyedArchiveOptions.modelVersionKey {
-                guard case .int(let number) = field, number >= 0, let archived = Int(exactly: number) else {
-                    throw ArchiveError(
-                        .malformedInput, "'MTLModelVersion' must be a non-negative integer, not \(field)",
-                        path: site.path, typeName: info.name)
-                }
-                version = archived
+                version = try Self.modelVersion(field, uid: uid, typeName: info.name)
                 continue
             }
             let plainKey = Self.unescape(key)
@@ -510,9 +545,7 @@ struct KeyedArchiveReader {
             fields.appendUnchecked(field, forKey: plainKey)
         }
         if unescaped, let duplicate = fields.firstDuplicateKey() {
-            throw ArchiveError(
-                .malformedInput, "the object holds the key '\(duplicate)' twice (once escaped)",
-                path: [.key("$objects"), .index(uid)], typeName: info.name)
+            throw Self.escapedDuplicate(duplicate, uid: uid, typeName: info.name)
         }
         try countNode()
         return .object(
@@ -537,12 +570,15 @@ struct KeyedArchiveReader {
             throw CollectionCycle()
         case .unvisited where cyclic?[uid] == true:
             return try identifiedObject(uid, entry, classIndex: classIndex, depth: depth)
+        case .expanded:
+            if let kept = reexpansions[uid] { return try reuse(kept, uid: uid, depth: depth) }
         default:
             break
         }
         guard depth < limits.maxDepth else { throw depthError(at: [.key("$objects"), .index(uid)]) }
         let isReexpansion = previous != .unvisited
         if isReexpansion { reexpanding += 1 }
+        let nodesBefore = nodeCount
         visits[uid] = .expanding
         let result: ArchiveValue
         switch classes[classIndex].kind {
@@ -562,7 +598,40 @@ struct KeyedArchiveReader {
             visits[uid] = previous == .expanding ? .expanding : .expanded
         }
         try countNode()
+        if previous == .expanded, result.kind == .array || result.kind == .dictionary {
+            reexpansions[uid] = Expansion(
+                value: result, nodes: nodeCount &- nodesBefore, height: Self.height(of: result))
+        }
         return result
+    }
+
+    /// A collection expanded before, used again: its kept tree, counted as copied.
+    @inline(never)
+    private mutating func reuse(_ kept: Expansion, uid: Int, depth: Int) throws -> ArchiveValue {
+        guard depth + kept.height <= limits.maxDepth else {
+            throw depthError(at: [.key("$objects"), .index(uid)])
+        }
+        // As when it is expanded: what it holds counts as copied, the collection itself as one node.
+        reexpanding += 1
+        try countNode(kept.nodes &- 1)
+        reexpanding -= 1
+        try countNode()
+        return kept.value
+    }
+
+    /// The nesting of a tree: 1 for a flat array or dictionary, 0 for a leaf. Trees read here
+    /// nest at most `ArchiveLimits.maxDepth` levels.
+    static func height(of value: ArchiveValue) -> Int {
+        switch value {
+        case .array(let elements):
+            return 1 + (elements.lazy.map { height(of: $0) }.max() ?? 0)
+        case .dictionary(let entries):
+            return 1 + (entries.lazy.map { height(of: $0.value) }.max() ?? 0)
+        case .object(let object):
+            return 1 + (object.fields.lazy.map { height(of: $0.value) }.max() ?? 0)
+        default:
+            return 0
+        }
     }
 
     /// The elements of an NSArray, NSSet or NSOrderedSet: `NS.objects`, or `NS.object.0`,
@@ -738,6 +807,38 @@ struct KeyedArchiveReader {
 
     // MARK: - Errors and counting
 
+    // The errors of the recursive walk are built out of line, so that the functions that recurse
+    // keep small stack frames (a debug build reserves a frame slot for every temporary).
+
+    @inline(never)
+    static func unexpectedObject(at site: Site) -> ArchiveError {
+        ArchiveError(.malformedInput, "unexpected object in a keyed archive", path: site.path)
+    }
+
+    @inline(never)
+    static func danglingUID(_ uid: Int, count: Int, at site: Site) -> ArchiveError {
+        ArchiveError(
+            .malformedInput, "the UID \(uid) refers to no object ('$objects' has \(count) entries)", path: site.path)
+    }
+
+    @inline(never)
+    static func modelVersion(_ field: ArchiveValue, uid: Int, typeName: String) throws -> Int {
+        guard case .int(let number) = field, number >= 0, let archived = Int(exactly: number) else {
+            throw ArchiveError(
+                .malformedInput, "'MTLModelVersion' must be a non-negative integer, not \(field)",
+                path: Site(entry: uid, key: KeyedArchiveOptions.modelVersionKey).path, typeName: typeName)
+        }
+        return archived
+    }
+
+    @inline(never)
+    static func escapedDuplicate(_ key: String, uid: Int, typeName: String) -> ArchiveError {
+        ArchiveError(
+            .malformedInput, "the object holds the key '\(key)' twice (once escaped)",
+            path: [.key("$objects"), .index(uid)], typeName: typeName)
+    }
+
+    @inline(never)
     func depthError(at path: ArchivePath) -> ArchiveError {
         ArchiveError.limitExceeded(
             .depth, "the objects are nested deeper than the limit of \(limits.maxDepth)", path: path)

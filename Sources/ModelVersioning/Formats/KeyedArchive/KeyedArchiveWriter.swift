@@ -186,6 +186,26 @@ struct KeyedArchiveWriter {
     /// - Parameter inCollection: Whether the value is an element of an array or dictionary,
     ///   where null must be an NSNull.
     mutating func reference(to value: ArchiveValue, depth: Int, inCollection: Bool) throws -> Int {
+        // Containers and leaves are handled out of line, so that the functions on the recursive
+        // path keep small stack frames.
+        switch value {
+        case .array(let elements):
+            return try arrayReference(elements, depth: depth)
+        case .dictionary(let dictionary):
+            return try dictionaryReference(dictionary, depth: depth)
+        case .object(let object):
+            do {
+                return try self.object(object, depth: depth)
+            } catch let error as ArchiveError {
+                throw error.adding(typeName: object.typeName, archivedVersion: object.version)
+            }
+        default:
+            return try leafReference(value, inCollection: inCollection)
+        }
+    }
+
+    @inline(never)
+    private mutating func leafReference(_ value: ArchiveValue, inCollection: Bool) throws -> Int {
         switch value {
         case .null:
             return inCollection ? nsNull() : 0
@@ -211,57 +231,64 @@ struct KeyedArchiveWriter {
                 "$class": .reference(ArchiveObjectID(classEntry(["NSDate", "NSObject"]))), "NS.time": .double(seconds),
             ]
             return append(.dictionary(entry))
-        case .array(let elements):
-            guard depth < maxDepth else { throw Self.depthError(maxDepth) }
-            let slot = allocate()
-            var references: [ArchiveValue] = []
-            references.reserveCapacity(elements.count)
-            for (index, element) in elements.enumerated() {
-                do {
-                    references.append(
-                        .reference(ArchiveObjectID(try reference(to: element, depth: depth + 1, inCollection: true))))
-                } catch let error as ArchiveError {
-                    throw error.prefixingPath([.index(index)])
-                }
-            }
-            table[slot] = .dictionary([
-                "$class": .reference(ArchiveObjectID(classEntry(["NSArray", "NSObject"]))),
-                "NS.objects": .array(references),
-            ])
-            return slot
-        case .dictionary(let dictionary):
-            guard depth < maxDepth else { throw Self.depthError(maxDepth) }
-            let slot = allocate()
-            var keys: [ArchiveValue] = []
-            var values: [ArchiveValue] = []
-            keys.reserveCapacity(dictionary.count)
-            values.reserveCapacity(dictionary.count)
-            for (key, element) in dictionary {
-                keys.append(.reference(ArchiveObjectID(string(key))))
-                do {
-                    values.append(
-                        .reference(ArchiveObjectID(try reference(to: element, depth: depth + 1, inCollection: true))))
-                } catch let error as ArchiveError {
-                    throw error.prefixingPath([.key(key)])
-                }
-            }
-            table[slot] = .dictionary([
-                "$class": .reference(ArchiveObjectID(classEntry(["NSDictionary", "NSObject"]))),
-                "NS.keys": .array(keys), "NS.objects": .array(values),
-            ])
-            return slot
-        case .object(let object):
-            do {
-                return try self.object(object, depth: depth)
-            } catch let error as ArchiveError {
-                throw error.adding(typeName: object.typeName, archivedVersion: object.version)
-            }
         case .reference(let id):
             guard let slot = slots[id] else {
                 throw ArchiveError(.unresolvedReference, "the reference \(id) points to no object of the archive")
             }
             return slot
+        case .array, .dictionary, .object:
+            // Containers are written by reference(to:depth:inCollection:) and never get here.
+            throw ArchiveError(.invalidValue, "a \(value.kind) is not a single value")
         }
+    }
+
+    private mutating func arrayReference(_ elements: [ArchiveValue], depth: Int) throws -> Int {
+        guard depth < maxDepth else { throw Self.depthError(maxDepth) }
+        let slot = allocate()
+        let references = try elementReferences(elements, depth: depth + 1)
+        table[slot] = .dictionary([
+            "$class": .reference(ArchiveObjectID(classEntry(["NSArray", "NSObject"]))),
+            "NS.objects": .array(references),
+        ])
+        return slot
+    }
+
+    /// The UIDs of a collection's elements at `depth`.
+    private mutating func elementReferences(_ elements: [ArchiveValue], depth: Int) throws -> [ArchiveValue] {
+        var references: [ArchiveValue] = []
+        references.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            do {
+                references.append(
+                    .reference(ArchiveObjectID(try reference(to: element, depth: depth, inCollection: true))))
+            } catch let error as ArchiveError {
+                throw error.prefixingPath([.index(index)])
+            }
+        }
+        return references
+    }
+
+    private mutating func dictionaryReference(_ dictionary: ArchiveDictionary, depth: Int) throws -> Int {
+        guard depth < maxDepth else { throw Self.depthError(maxDepth) }
+        let slot = allocate()
+        var keys: [ArchiveValue] = []
+        var values: [ArchiveValue] = []
+        keys.reserveCapacity(dictionary.count)
+        values.reserveCapacity(dictionary.count)
+        for (key, element) in dictionary {
+            keys.append(.reference(ArchiveObjectID(string(key))))
+            do {
+                values.append(
+                    .reference(ArchiveObjectID(try reference(to: element, depth: depth + 1, inCollection: true))))
+            } catch let error as ArchiveError {
+                throw error.prefixingPath([.key(key)])
+            }
+        }
+        table[slot] = .dictionary([
+            "$class": .reference(ArchiveObjectID(classEntry(["NSDictionary", "NSObject"]))),
+            "NS.keys": .array(keys), "NS.objects": .array(values),
+        ])
+        return slot
     }
 
     /// An object of its own class, written at the slot of its identity.
@@ -282,25 +309,10 @@ struct KeyedArchiveWriter {
         entry.appendUnchecked(.reference(ArchiveObjectID(classEntry([object.typeName] + chain))), forKey: "$class")
         let inlinesCollections = KeyedArchiveClass.foundationKinds[object.typeName]?.isCollection == true
         for (key, value) in object.fields {
-            guard key != KeyedArchiveOptions.modelVersionKey else {
-                throw ArchiveError(
-                    .invalidValue,
-                    "the field 'MTLModelVersion' cannot be archived: keyed archives keep an object's version under that key",
-                    path: [.key(key)])
-            }
+            guard key != KeyedArchiveOptions.modelVersionKey else { throw Self.modelVersionFieldError() }
             do {
                 if inlinesCollections, key == "NS.objects" || key == "NS.keys", case .array(let elements) = value {
-                    var references: [ArchiveValue] = []
-                    references.reserveCapacity(elements.count)
-                    for (index, element) in elements.enumerated() {
-                        do {
-                            let uid = try reference(to: element, depth: depth + 2, inCollection: true)
-                            references.append(.reference(ArchiveObjectID(uid)))
-                        } catch let error as ArchiveError {
-                            throw error.prefixingPath([.index(index)])
-                        }
-                    }
-                    entry.appendUnchecked(.array(references), forKey: key)
+                    entry.appendUnchecked(.array(try elementReferences(elements, depth: depth + 2)), forKey: key)
                 } else {
                     entry.appendUnchecked(try field(value, depth: depth + 1), forKey: KeyedArchiveReader.escape(key))
                 }
@@ -379,6 +391,15 @@ struct KeyedArchiveWriter {
         return slot
     }
 
+    @inline(never)
+    static func modelVersionFieldError() -> ArchiveError {
+        ArchiveError(
+            .invalidValue,
+            "the field 'MTLModelVersion' cannot be archived: keyed archives keep an object's version under that key",
+            path: [.key(KeyedArchiveOptions.modelVersionKey)])
+    }
+
+    @inline(never)
     static func depthError(_ maxDepth: Int) -> ArchiveError {
         ArchiveError.limitExceeded(.depth, "the values are nested deeper than the limit of \(maxDepth)")
     }

@@ -145,7 +145,13 @@ struct BinaryPropertyListReader {
     }
 
     private mutating func readTopObject() throws -> ArchiveValue {
-        try object(topObject, depth: 0).value
+        var stack: [Container] = []
+        do {
+            return try walk(from: topObject, stack: &stack)
+        } catch let error as ArchiveError {
+            // The path from the top object to where the walk stopped.
+            throw error.prefixingPath(ArchivePath(stack.compactMap(\.component)))
+        }
     }
 
     // MARK: - Objects
@@ -157,34 +163,158 @@ struct BinaryPropertyListReader {
         var height: Int
     }
 
-    /// The value of object `index` used at nesting `depth` (the number of enclosing containers).
-    private mutating func object(_ index: Int, depth: Int) throws -> Decoded {
-        if let value = slots[index].value {
-            let slot = slots[index]
-            if slot.nodes > 1 {
-                referencesExpanded &+= slot.nodes
-                guard referencesExpanded <= limits.maxReferencesExpanded else {
-                    throw ArchiveError.limitExceeded(
-                        .referencesExpanded,
-                        "shared objects are used so often that more than \(limits.maxReferencesExpanded) values would be copied",
-                        location: .init(byteOffset: offset(of: index)))
+    /// An array or dictionary being read: its place in the file, the children read so far.
+    ///
+    /// The walk keeps open containers on an explicit stack instead of recursing, so nesting as
+    /// deep as `ArchiveLimits.maxDepth` needs no more stack than a flat file.
+    private struct Container {
+        let index: Int
+        let start: Int
+        let isDictionary: Bool
+        let count: Int
+        /// Where the child references (for dictionaries, the key references) start.
+        let references: Int
+        var position = 0
+        var elements: [ArchiveValue] = []
+        var entries: [ArchiveDictionary.Entry] = []
+        /// The key of the child being read (dictionaries).
+        var key = ""
+        /// The path component of the child being read, once its key and reference are read.
+        var component: ArchivePath.Component?
+        var nodes = 1
+        var height = 0
+    }
+
+    /// Reads object `index` and everything below it, depth-first with `stack` holding the open
+    /// containers (left as they were where an error is thrown, for its path).
+    private mutating func walk(from index: Int, stack: inout [Container]) throws -> ArchiveValue {
+        var pending = try begin(index, depth: 0, stack: &stack)
+        while true {
+            if let decoded = pending {
+                guard !stack.isEmpty else { return decoded.value }
+                let top = stack.count - 1
+                stack[top].nodes &+= decoded.nodes
+                stack[top].height = max(stack[top].height, decoded.height)
+                if stack[top].isDictionary {
+                    stack[top].entries.append(ArchiveDictionary.Entry(key: stack[top].key, value: decoded.value))
+                } else {
+                    stack[top].elements.append(decoded.value)
                 }
+                pending = nil
             }
-            guard depth + slot.height <= limits.maxDepth else {
-                throw ArchiveError.limitExceeded(
-                    .depth, "the values are nested deeper than the limit of \(limits.maxDepth)",
-                    location: .init(byteOffset: offset(of: index)))
+            let top = stack.count - 1
+            let container = stack[top]
+            if container.position < container.count {
+                let position = container.position
+                stack[top].component = nil
+                let child: Int
+                if container.isDictionary {
+                    let key = try self.key(
+                        reference(at: container.references + position * referenceSize, in: container.start),
+                        in: container.start)
+                    stack[top].key = key
+                    child = try reference(
+                        at: container.references + (container.count + position) * referenceSize, in: container.start)
+                } else {
+                    child = try reference(at: container.references + position * referenceSize, in: container.start)
+                }
+                stack[top].position = position + 1
+                stack[top].component = container.isDictionary ? .key(stack[top].key) : .index(position)
+                pending = try begin(child, depth: stack.count, stack: &stack)
+            } else {
+                pending = try finish(stack.removeLast())
             }
-            try countNodes(slot.nodes, at: index)
-            return Decoded(value: value, nodes: slot.nodes, height: slot.height)
+        }
+    }
+
+    /// Starts reading object `index` used at nesting `depth` (the number of enclosing
+    /// containers): returns its value when it is a leaf or was read before, or opens it on
+    /// `stack` when it is a container.
+    private mutating func begin(_ index: Int, depth: Int, stack: inout [Container]) throws -> Decoded? {
+        if slots[index].value != nil {
+            return try reuse(index, depth: depth)
         }
         guard !slots[index].isDecoding else {
             throw Self.malformed("object \(index) contains itself (a reference cycle)", at: offset(of: index))
         }
-        slots[index].isDecoding = true
-        let decoded = try decode(index, depth: depth)
-        slots[index] = Slot(value: decoded.value, nodes: decoded.nodes, height: decoded.height, isDecoding: false)
+        let start = offset(of: index)
+        let marker = bytes[start]
+        switch marker >> 4 {
+        case 0xA, 0xC, 0xD:
+            stack.append(try open(index, at: start, isDictionary: marker >> 4 == 0xD, depth: depth))
+            slots[index].isDecoding = true
+            return nil
+        default:
+            let value = try leaf(index, at: start)
+            slots[index] = Slot(value: value, nodes: 1, height: 0, isDecoding: false)
+            return Decoded(value: value, nodes: 1, height: 0)
+        }
+    }
+
+    /// A value read before, used again: counted against the expanded references, the depth
+    /// and the object count.
+    private mutating func reuse(_ index: Int, depth: Int) throws -> Decoded {
+        let slot = slots[index]
+        if slot.nodes > 1 {
+            referencesExpanded &+= slot.nodes
+            guard referencesExpanded <= limits.maxReferencesExpanded else {
+                throw ArchiveError.limitExceeded(
+                    .referencesExpanded,
+                    "shared objects are used so often that more than \(limits.maxReferencesExpanded) values would be copied",
+                    location: .init(byteOffset: offset(of: index)))
+            }
+        }
+        guard depth + slot.height <= limits.maxDepth else {
+            throw depthError(at: offset(of: index))
+        }
+        try countNodes(slot.nodes, at: index)
+        return Decoded(value: slot.value ?? .null, nodes: slot.nodes, height: slot.height)
+    }
+
+    /// Opens the array, set or dictionary object `index` at nesting `depth`.
+    private mutating func open(_ index: Int, at start: Int, isDictionary: Bool, depth: Int) throws -> Container {
+        guard depth + 1 <= limits.maxDepth else { throw depthError(at: start) }
+        let (count, references) = try length(bytes[start] & 0x0F, at: start)
+        if isDictionary {
+            let (referenceCount, overflow) = count.multipliedReportingOverflow(by: 2)
+            guard !overflow else { throw Self.malformed("a dictionary is larger than the file", at: start) }
+            try requireReferences(references, count: referenceCount, elements: count, at: start)
+        } else {
+            try requireReferences(references, count: count, elements: count, at: start)
+        }
+        try countNodes(1, at: index)
+        var container = Container(
+            index: index, start: start, isDictionary: isDictionary, count: count, references: references)
+        if isDictionary {
+            container.entries.reserveCapacity(count)
+        } else {
+            container.elements.reserveCapacity(count)
+        }
+        return container
+    }
+
+    /// Closes a container whose children are all read: its value, remembered for later uses.
+    private mutating func finish(_ container: Container) throws -> Decoded {
+        let value: ArchiveValue
+        if container.isDictionary {
+            let dictionary = ArchiveDictionary(uniqueStoredEntries: container.entries)
+            if let duplicate = dictionary.firstDuplicateKey() {
+                throw Self.malformed("the key '\(duplicate)' occurs twice in a dictionary", at: container.start)
+            }
+            value = .dictionary(dictionary)
+        } else {
+            value = .array(container.elements)
+        }
+        let decoded = Decoded(value: value, nodes: container.nodes, height: container.height + 1)
+        slots[container.index] = Slot(
+            value: value, nodes: decoded.nodes, height: decoded.height, isDecoding: false)
         return decoded
+    }
+
+    private func depthError(at offset: Int) -> ArchiveError {
+        ArchiveError.limitExceeded(
+            .depth, "the values are nested deeper than the limit of \(limits.maxDepth)",
+            location: .init(byteOffset: offset))
     }
 
     private mutating func countNodes(_ nodes: Int, at index: Int) throws {
@@ -201,37 +331,32 @@ struct BinaryPropertyListReader {
         Int(Self.readUnsigned(bytes, at: offsetTableStart + index * offsetSize, size: offsetSize))
     }
 
-    private mutating func decode(_ index: Int, depth: Int) throws -> Decoded {
-        let start = offset(of: index)
+    /// The value of a leaf object (anything but an array, set or dictionary).
+    private mutating func leaf(_ index: Int, at start: Int) throws -> ArchiveValue {
         let marker = bytes[start]
         let low = marker & 0x0F
-        func leaf(_ value: ArchiveValue) -> Decoded { Decoded(value: value, nodes: 1, height: 0) }
+        try countNodes(1, at: index)
         switch marker >> 4 {
         case 0x0:
-            try countNodes(1, at: index)
             switch low {
-            case 0x0: return leaf(.null)
-            case 0x8: return leaf(.bool(false))
-            case 0x9: return leaf(.bool(true))
+            case 0x0: return .null
+            case 0x8: return .bool(false)
+            case 0x9: return .bool(true)
             case 0xF: throw Self.malformed("object \(index) is a fill byte, not a value", at: start)
             default: throw Self.malformed("object \(index) has the unknown marker 0x\(Self.hex(marker))", at: start)
             }
         case 0x1:
-            try countNodes(1, at: index)
-            return leaf(try integer(at: start))
+            return try integer(at: start)
         case 0x2:
-            try countNodes(1, at: index)
             guard low == 2 || low == 3 else {
                 throw Self.malformed("a real of \(1 << Int(low)) bytes is not supported (only 4 or 8)", at: start)
             }
             let size = 1 << Int(low)
             try requireObjectBytes(start + 1, count: size, at: start)
             let bits = Self.readUnsigned(bytes, at: start + 1, size: size)
-            return leaf(
-                .double(
-                    size == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits)))
+            return .double(
+                size == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits))
         case 0x3:
-            try countNodes(1, at: index)
             guard low == 3 else { throw Self.malformed("a date must have 8 bytes (marker 0x33)", at: start) }
             try requireObjectBytes(start + 1, count: 8, at: start)
             let seconds = Double(bitPattern: Self.readUnsigned(bytes, at: start + 1, size: 8))
@@ -240,9 +365,8 @@ struct BinaryPropertyListReader {
                     "the date \(seconds) (seconds since 2001-01-01) is not a finite date in the years 0 to 9999",
                     at: start)
             }
-            return leaf(.date(Date(timeIntervalSinceReferenceDate: seconds)))
+            return .date(Date(timeIntervalSinceReferenceDate: seconds))
         case 0x4:
-            try countNodes(1, at: index)
             let (count, contents) = try length(low, at: start)
             try requireObjectBytes(contents, count: count, at: start)
             guard count <= limits.maxDataLength else {
@@ -250,12 +374,10 @@ struct BinaryPropertyListReader {
                     .dataLength, "a data value has \(count) bytes, more than the limit of \(limits.maxDataLength)",
                     location: .init(byteOffset: start))
             }
-            return leaf(.data(Data(bytes[contents..<contents + count])))
+            return .data(Data(bytes[contents..<contents + count]))
         case 0x5, 0x6:
-            try countNodes(1, at: index)
-            return leaf(.string(try string(at: start)))
+            return .string(try string(at: start))
         case 0x8:
-            try countNodes(1, at: index)
             let size = Int(low) + 1
             try requireObjectBytes(start + 1, count: size, at: start)
             var value: UInt64 = 0
@@ -264,11 +386,7 @@ struct BinaryPropertyListReader {
                 guard value <= 0xFF_FFFF else { throw Self.malformed("a UID does not fit 32 bits", at: start) }
                 value = value << 8 | UInt64(bytes[position])
             }
-            return leaf(.reference(ArchiveObjectID(Int(value))))
-        case 0xA, 0xC:
-            return try array(index, at: start, depth: depth)
-        case 0xD:
-            return try dictionary(index, at: start, depth: depth)
+            return .reference(ArchiveObjectID(Int(value)))
         case 0xB:
             throw Self.malformed("ordered sets (marker 0xB) are not part of 'bplist00'", at: start)
         default:
@@ -331,70 +449,6 @@ struct BinaryPropertyListReader {
         ArchiveError.limitExceeded(
             .stringLength, "a string has \(count) bytes, more than the limit of \(limits.maxStringLength)",
             location: .init(byteOffset: start))
-    }
-
-    private mutating func array(_ index: Int, at start: Int, depth: Int) throws -> Decoded {
-        let level = depth + 1
-        guard level <= limits.maxDepth else {
-            throw ArchiveError.limitExceeded(
-                .depth, "the values are nested deeper than the limit of \(limits.maxDepth)",
-                location: .init(byteOffset: start))
-        }
-        let (count, references) = try length(bytes[start] & 0x0F, at: start)
-        try requireReferences(references, count: count, elements: count, at: start)
-        try countNodes(1, at: index)
-        var elements: [ArchiveValue] = []
-        elements.reserveCapacity(count)
-        var nodes = 1
-        var height = 0
-        for position in 0..<count {
-            let child = try reference(at: references + position * referenceSize, in: start)
-            do {
-                let decoded = try object(child, depth: level)
-                nodes &+= decoded.nodes
-                height = max(height, decoded.height)
-                elements.append(decoded.value)
-            } catch let error as ArchiveError {
-                throw error.prefixingPath([.index(position)])
-            }
-        }
-        return Decoded(value: .array(elements), nodes: nodes, height: height + 1)
-    }
-
-    private mutating func dictionary(_ index: Int, at start: Int, depth: Int) throws -> Decoded {
-        let level = depth + 1
-        guard level <= limits.maxDepth else {
-            throw ArchiveError.limitExceeded(
-                .depth, "the values are nested deeper than the limit of \(limits.maxDepth)",
-                location: .init(byteOffset: start))
-        }
-        let (count, keyReferences) = try length(bytes[start] & 0x0F, at: start)
-        let (referenceCount, overflow) = count.multipliedReportingOverflow(by: 2)
-        guard !overflow else { throw Self.malformed("a dictionary is larger than the file", at: start) }
-        try requireReferences(keyReferences, count: referenceCount, elements: count, at: start)
-        try countNodes(1, at: index)
-        let valueReferences = keyReferences + count * referenceSize
-        var entries: [ArchiveDictionary.Entry] = []
-        entries.reserveCapacity(count)
-        var nodes = 1
-        var height = 0
-        for position in 0..<count {
-            let key = try self.key(reference(at: keyReferences + position * referenceSize, in: start), in: start)
-            let child = try reference(at: valueReferences + position * referenceSize, in: start)
-            do {
-                let decoded = try object(child, depth: level)
-                nodes &+= decoded.nodes
-                height = max(height, decoded.height)
-                entries.append(ArchiveDictionary.Entry(key: key, value: decoded.value))
-            } catch let error as ArchiveError {
-                throw error.prefixingPath([.key(key)])
-            }
-        }
-        let dictionary = ArchiveDictionary(uniqueStoredEntries: entries)
-        if let duplicate = dictionary.firstDuplicateKey() {
-            throw Self.malformed("the key '\(duplicate)' occurs twice in a dictionary", at: start)
-        }
-        return Decoded(value: .dictionary(dictionary), nodes: nodes, height: height + 1)
     }
 
     /// The string of object `index`, used as a dictionary key (keys are not tree nodes).

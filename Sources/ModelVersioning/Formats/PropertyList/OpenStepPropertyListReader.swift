@@ -100,21 +100,100 @@ struct OpenStepPropertyListReader {
     private mutating func readDocument() throws -> ArchiveValue {
         try skipWhitespaceAndComments()
         guard position < bytes.count else { throw error("the property list is empty", at: position) }
-        let value = try readValue(depth: 0)
+        let value = try readTree()
         try skipWhitespaceAndComments()
         guard position == bytes.count else { throw error("unexpected text after the property list", at: position) }
         return value
     }
 
-    private mutating func readValue(depth: Int) throws -> ArchiveValue {
+    /// An array or dictionary being read: its children so far.
+    private struct OpenContainer {
+        let isDictionary: Bool
+        let start: Int
+        var elements: [ArchiveValue] = []
+        var entries: [ArchiveDictionary.Entry] = []
+        var key = ""
+        var keyStart = 0
+        /// The path component of the child being read.
+        var component: ArchivePath.Component?
+
+        init(isDictionary: Bool, start: Int) {
+            self.isDictionary = isDictionary
+            self.start = start
+        }
+    }
+
+    /// Reads the value at `position` and everything inside it, depth-first with an explicit
+    /// stack of open containers instead of recursion, so nesting as deep as
+    /// `ArchiveLimits.maxDepth` needs no more stack than a flat document.
+    private mutating func readTree() throws -> ArchiveValue {
+        var stack: [OpenContainer] = []
+        do {
+            var pending = try begin(&stack)
+            while true {
+                let top = stack.count - 1
+                if let value = pending {
+                    guard top >= 0 else { return value }
+                    try deliver(value, to: &stack[top])
+                    pending = nil
+                }
+                try skipWhitespaceAndComments()
+                let container = stack[top]
+                if container.isDictionary {
+                    guard position < bytes.count else {
+                        throw error("the dictionary is not closed with '}'", at: container.start)
+                    }
+                    if bytes[position] == UInt8(ascii: "}") {
+                        position += 1
+                        pending = try finishDictionary(stack.removeLast())
+                        continue
+                    }
+                    let keyStart = position
+                    let key = try readString()
+                    try skipWhitespaceAndComments()
+                    guard position < bytes.count, bytes[position] == UInt8(ascii: "=") else {
+                        throw error("expected '=' after the key '\(key)'", at: position)
+                    }
+                    position += 1
+                    try skipWhitespaceAndComments()
+                    stack[top].key = key
+                    stack[top].keyStart = keyStart
+                    stack[top].component = .key(key)
+                } else {
+                    guard position < bytes.count else {
+                        throw error("the array is not closed with ')'", at: container.start)
+                    }
+                    if bytes[position] == UInt8(ascii: ")") {
+                        position += 1
+                        pending = .array(stack.removeLast().elements)
+                        continue
+                    }
+                    guard container.elements.count < limits.maxCollectionCount else {
+                        throw ArchiveError.limitExceeded(
+                            .collectionCount, "an array has more than \(limits.maxCollectionCount) elements",
+                            location: location(of: container.start))
+                    }
+                    stack[top].component = .index(container.elements.count)
+                }
+                pending = try begin(&stack)
+            }
+        } catch let error as ArchiveError {
+            throw error.prefixingPath(ArchivePath(stack.compactMap(\.component)))
+        }
+    }
+
+    /// Starts the value at `position`: returns it when it is a string or data, or opens the
+    /// array or dictionary on `stack`.
+    private mutating func begin(_ stack: inout [OpenContainer]) throws -> ArchiveValue? {
         let start = position
         guard position < bytes.count else { throw error("the input ends where a value should be", at: position) }
         try countNode(at: start)
         switch bytes[position] {
-        case UInt8(ascii: "{"):
-            return try readDictionary(depth: depth + 1)
-        case UInt8(ascii: "("):
-            return try readArray(depth: depth + 1)
+        case UInt8(ascii: "{"), UInt8(ascii: "("):
+            try checkDepth(stack.count + 1, at: start)
+            stack.append(OpenContainer(isDictionary: bytes[position] == UInt8(ascii: "{"), start: start))
+            position += 1
+            return nil
         case UInt8(ascii: "<"):
             return .data(try readData())
         default:
@@ -122,81 +201,38 @@ struct OpenStepPropertyListReader {
         }
     }
 
-    private mutating func readDictionary(depth: Int) throws -> ArchiveValue {
-        let start = position
-        try checkDepth(depth, at: start)
-        position += 1
-        var entries: [ArchiveDictionary.Entry] = []
-        while true {
-            try skipWhitespaceAndComments()
-            guard position < bytes.count else { throw error("the dictionary is not closed with '}'", at: start) }
-            if bytes[position] == UInt8(ascii: "}") {
-                position += 1
-                break
-            }
-            let keyStart = position
-            let key = try readString()
-            try skipWhitespaceAndComments()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: "=") else {
-                throw error("expected '=' after the key '\(key)'", at: position)
-            }
-            position += 1
-            try skipWhitespaceAndComments()
-            let value: ArchiveValue
-            do {
-                value = try readValue(depth: depth)
-            } catch let error as ArchiveError {
-                throw error.prefixingPath([.key(key)])
-            }
-            try skipWhitespaceAndComments()
+    /// Adds a finished child to its container, reading the `;` or `,` after it.
+    private mutating func deliver(_ value: ArchiveValue, to container: inout OpenContainer) throws {
+        container.component = nil
+        try skipWhitespaceAndComments()
+        if container.isDictionary {
             guard position < bytes.count, bytes[position] == UInt8(ascii: ";") else {
-                throw error("expected ';' after the value of '\(key)'", at: position)
+                throw error("expected ';' after the value of '\(container.key)'", at: position)
             }
             position += 1
-            guard entries.count < limits.maxCollectionCount else {
+            guard container.entries.count < limits.maxCollectionCount else {
                 throw ArchiveError.limitExceeded(
                     .collectionCount, "a dictionary has more than \(limits.maxCollectionCount) entries",
-                    location: location(of: keyStart))
+                    location: location(of: container.keyStart))
             }
-            entries.append(ArchiveDictionary.Entry(key: key, value: value))
-        }
-        let dictionary = ArchiveDictionary(uniqueStoredEntries: entries)
-        if let duplicate = dictionary.firstDuplicateKey() {
-            throw error("the key '\(duplicate)' occurs twice in a dictionary", at: start)
-        }
-        return .dictionary(dictionary)
-    }
-
-    private mutating func readArray(depth: Int) throws -> ArchiveValue {
-        let start = position
-        try checkDepth(depth, at: start)
-        position += 1
-        var elements: [ArchiveValue] = []
-        while true {
-            try skipWhitespaceAndComments()
-            guard position < bytes.count else { throw error("the array is not closed with ')'", at: start) }
-            if bytes[position] == UInt8(ascii: ")") {
-                position += 1
-                return .array(elements)
-            }
-            guard elements.count < limits.maxCollectionCount else {
-                throw ArchiveError.limitExceeded(
-                    .collectionCount, "an array has more than \(limits.maxCollectionCount) elements",
-                    location: location(of: start))
-            }
-            do {
-                elements.append(try readValue(depth: depth))
-            } catch let error as ArchiveError {
-                throw error.prefixingPath([.index(elements.count)])
-            }
-            try skipWhitespaceAndComments()
-            guard position < bytes.count else { throw error("the array is not closed with ')'", at: start) }
+            container.entries.append(ArchiveDictionary.Entry(key: container.key, value: value))
+        } else {
+            container.elements.append(value)
+            guard position < bytes.count else { throw error("the array is not closed with ')'", at: container.start) }
             if bytes[position] == UInt8(ascii: ",") {
                 position += 1
             } else if bytes[position] != UInt8(ascii: ")") {
                 throw error("expected ',' or ')' in an array", at: position)
             }
         }
+    }
+
+    private func finishDictionary(_ container: OpenContainer) throws -> ArchiveValue {
+        let dictionary = ArchiveDictionary(uniqueStoredEntries: container.entries)
+        if let duplicate = dictionary.firstDuplicateKey() {
+            throw error("the key '\(duplicate)' occurs twice in a dictionary", at: container.start)
+        }
+        return .dictionary(dictionary)
     }
 
     private mutating func readData() throws -> Data {

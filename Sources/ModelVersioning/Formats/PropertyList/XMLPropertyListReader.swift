@@ -100,13 +100,13 @@ struct XMLPropertyListReader {
             let element = try element(name, at: offset)
             if element == .plist {
                 guard !isEmpty else { throw tokenizer.error("the plist holds no value", at: offset) }
-                guard let root = try readValue(depth: 0, closing: .plist) else {
+                guard let (rootElement, rootIsEmpty, rootOffset) = try nextElement(closing: .plist) else {
                     throw tokenizer.error("the plist holds no value", at: offset)
                 }
-                value = root
+                value = try readTree(rootElement, isEmpty: rootIsEmpty, offset: rootOffset)
                 try readEnd(of: .plist)
             } else {
-                value = try readElement(element, isEmpty: isEmpty, offset: offset, depth: 0)
+                value = try readTree(element, isEmpty: isEmpty, offset: offset)
             }
         case .end(let offset):
             throw tokenizer.error("the document has no root element", at: offset)
@@ -120,16 +120,15 @@ struct XMLPropertyListReader {
         return value
     }
 
-    /// Reads the next value element inside a container, or returns `nil` at the container's end
-    /// tag (which is consumed). Whitespace between elements is skipped.
-    private mutating func readValue(depth: Int, closing container: Element) throws -> ArchiveValue? {
+    /// Reads the start tag of the next value inside a container, or returns `nil` at the
+    /// container's end tag (which is consumed). Whitespace between elements is skipped.
+    private mutating func nextElement(closing container: Element) throws -> (Element, Bool, Int)? {
         while true {
             switch try tokenizer.next() {
             case .text(let text):
                 try requireWhitespace(text)
             case .startTag(let name, let isEmpty, let offset):
-                let element = try element(name, at: offset)
-                return try readElement(element, isEmpty: isEmpty, offset: offset, depth: depth)
+                return (try element(name, at: offset), isEmpty, offset)
             case .endTag(let name, let offset):
                 try expectEnd(container, name: name, at: offset)
                 return nil
@@ -139,15 +138,109 @@ struct XMLPropertyListReader {
         }
     }
 
-    private mutating func readElement(_ element: Element, isEmpty: Bool, offset: Int, depth: Int) throws
-        -> ArchiveValue
+    /// An `<array>` or `<dict>` being read: its children so far.
+    private struct OpenContainer {
+        let isDictionary: Bool
+        let offset: Int
+        var elements: [ArchiveValue] = []
+        var entries: [ArchiveDictionary.Entry] = []
+        /// The key of the value being read (dictionaries).
+        var key: String?
+        var keyOffset = 0
+        /// The path component of the child being read.
+        var component: ArchivePath.Component?
+
+        init(isDictionary: Bool, offset: Int) {
+            self.isDictionary = isDictionary
+            self.offset = offset
+        }
+    }
+
+    /// Reads the value that starts with `element` and everything inside it, depth-first with an
+    /// explicit stack of open containers instead of recursion, so nesting as deep as
+    /// `ArchiveLimits.maxDepth` needs no more stack than a flat document.
+    private mutating func readTree(_ element: Element, isEmpty: Bool, offset: Int) throws -> ArchiveValue {
+        var stack: [OpenContainer] = []
+        do {
+            var pending = try begin(element, isEmpty: isEmpty, offset: offset, stack: &stack)
+            while true {
+                if let value = pending {
+                    guard !stack.isEmpty else { return value }
+                    try deliver(value, to: &stack[stack.count - 1])
+                    pending = nil
+                }
+                let top = stack.count - 1
+                if stack[top].isDictionary {
+                    stack[top].component = nil
+                    guard let (key, keyOffset) = try readKey() else {
+                        pending = try finishDictionary(stack.removeLast())
+                        continue
+                    }
+                    stack[top].key = key
+                    stack[top].keyOffset = keyOffset
+                    stack[top].component = .key(key)
+                    guard let (child, childIsEmpty, childOffset) = try nextElement(closing: .dict) else {
+                        stack[top].component = nil
+                        throw tokenizer.error("the key '\(key)' has no value", at: keyOffset)
+                    }
+                    pending = try begin(child, isEmpty: childIsEmpty, offset: childOffset, stack: &stack)
+                } else {
+                    stack[top].component = .index(stack[top].elements.count)
+                    guard let (child, childIsEmpty, childOffset) = try nextElement(closing: .array) else {
+                        pending = .array(stack.removeLast().elements)
+                        continue
+                    }
+                    pending = try begin(child, isEmpty: childIsEmpty, offset: childOffset, stack: &stack)
+                }
+            }
+        } catch let error as ArchiveError {
+            throw error.prefixingPath(ArchivePath(stack.compactMap(\.component)))
+        }
+    }
+
+    /// Starts a value: returns it when it is not a container (or an empty one), or opens the
+    /// container on `stack`.
+    private mutating func begin(_ element: Element, isEmpty: Bool, offset: Int, stack: inout [OpenContainer])
+        throws -> ArchiveValue?
     {
+        switch element {
+        case .dict, .array:
+            try countNode(at: offset)
+            try checkDepth(stack.count + 1, at: offset)
+            if isEmpty { return element == .dict ? .dictionary([:]) : .array([]) }
+            stack.append(OpenContainer(isDictionary: element == .dict, offset: offset))
+            return nil
+        default:
+            return try readElement(element, isEmpty: isEmpty, offset: offset)
+        }
+    }
+
+    /// Adds a finished child to its container.
+    private func deliver(_ value: ArchiveValue, to container: inout OpenContainer) throws {
+        if container.isDictionary {
+            guard container.entries.count < limits.maxCollectionCount else {
+                throw ArchiveError.limitExceeded(
+                    .collectionCount, "a dictionary has more than \(limits.maxCollectionCount) entries",
+                    location: tokenizer.location(of: container.offset))
+            }
+            container.entries.append(ArchiveDictionary.Entry(key: container.key ?? "", value: value))
+            container.key = nil
+        } else {
+            guard container.elements.count < limits.maxCollectionCount else {
+                throw ArchiveError.limitExceeded(
+                    .collectionCount, "an array has more than \(limits.maxCollectionCount) elements",
+                    location: tokenizer.location(of: container.offset))
+            }
+            container.elements.append(value)
+        }
+    }
+
+    /// Reads a value that is not a container.
+    private mutating func readElement(_ element: Element, isEmpty: Bool, offset: Int) throws -> ArchiveValue {
         try countNode(at: offset)
         switch element {
-        case .dict:
-            return try readDictionary(isEmpty: isEmpty, offset: offset, depth: depth + 1)
-        case .array:
-            return try readArray(isEmpty: isEmpty, offset: offset, depth: depth + 1)
+        case .dict, .array:
+            throw tokenizer.error("a container where a single value belongs", at: offset)
         case .true, .false:
             if !isEmpty, let text = try readText(of: element) {
                 guard text.isWhitespace else {
@@ -195,47 +288,11 @@ struct XMLPropertyListReader {
         }
     }
 
-    private mutating func readArray(isEmpty: Bool, offset: Int, depth: Int) throws -> ArchiveValue {
-        try checkDepth(depth, at: offset)
-        if isEmpty { return .array([]) }
-        var elements: [ArchiveValue] = []
-        while true {
-            let value: ArchiveValue?
-            do {
-                value = try readValue(depth: depth, closing: .array)
-            } catch let error as ArchiveError {
-                throw error.prefixingPath([.index(elements.count)])
-            }
-            guard let value else { return .array(elements) }
-            guard elements.count < limits.maxCollectionCount else {
-                throw ArchiveError.limitExceeded(
-                    .collectionCount, "an array has more than \(limits.maxCollectionCount) elements",
-                    location: tokenizer.location(of: offset))
-            }
-            elements.append(value)
-        }
-    }
-
-    private mutating func readDictionary(isEmpty: Bool, offset: Int, depth: Int) throws -> ArchiveValue {
-        try checkDepth(depth, at: offset)
-        if isEmpty { return .dictionary([:]) }
-        var entries: [ArchiveDictionary.Entry] = []
-        while true {
-            guard let (key, keyOffset) = try readKey() else { break }
-            let value: ArchiveValue?
-            do {
-                value = try readValue(depth: depth, closing: .dict)
-            } catch let error as ArchiveError {
-                throw error.prefixingPath([.key(key)])
-            }
-            guard let value else { throw tokenizer.error("the key '\(key)' has no value", at: keyOffset) }
-            guard entries.count < limits.maxCollectionCount else {
-                throw ArchiveError.limitExceeded(
-                    .collectionCount, "a dictionary has more than \(limits.maxCollectionCount) entries",
-                    location: tokenizer.location(of: offset))
-            }
-            entries.append(ArchiveDictionary.Entry(key: key, value: value))
-        }
+    /// Closes a dictionary whose entries are all read: a dictionary, or the reference a
+    /// `CF$UID` dictionary spells.
+    private mutating func finishDictionary(_ container: OpenContainer) throws -> ArchiveValue {
+        let entries = container.entries
+        let offset = container.offset
         let dictionary = ArchiveDictionary(uniqueStoredEntries: entries)
         if let duplicate = dictionary.firstDuplicateKey() {
             throw tokenizer.error("the key '\(duplicate)' occurs twice in a dictionary", at: offset)

@@ -1,0 +1,75 @@
+import Foundation
+import FuzzSupport
+import ModelVersioning
+
+// libFuzzer target: bytes → any reader → migration → ArchiveDecoder into a recursive polymorphic
+// model set (FuzzModels.swift), strictly and leniently; what decodes is encoded again in every
+// format and decoded back. A value or an ArchiveError; anything else crashes.
+//
+// `FUZZ_WRITE_SEEDS=dir fuzz-decode` writes archives of a sample document in every format.
+
+private let strict: ArchiveDecoder = {
+    var options = DecodingOptions()
+    options.limits = FuzzCheck.limits
+    return ArchiveDecoder(registry: fuzzRegistry, options: options)
+}()
+private let lenient: ArchiveDecoder = {
+    var options = DecodingOptions()
+    options.allowsNewerVersions = true
+    options.unknownTypeStrategy = .keepArchivedObject
+    options.requiresAllowedTypes = true
+    options.limits = .untrusted
+    return ArchiveDecoder(registry: fuzzRegistry, options: options)
+}()
+
+@_cdecl("LLVMFuzzerInitialize")
+public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>)
+    -> CInt
+{
+    FuzzCheck.writeSeedsIfAsked {
+        let document = sampleFuzzDocument()
+        var seeds: [(name: String, data: Data)] = []
+        for format in ArchiveFormat.allCases {
+            var encoder = ArchiveEncoder(format: format, registry: fuzzRegistry)
+            encoder.document = "FuzzDocument"
+            encoder.documentVersion = 2
+            seeds.append(("document.\(format)", try encoder.encode(document)))
+            seeds.append(("node.\(format)", try encoder.encode(document.root as? Node)))
+        }
+        return seeds
+    }
+    return 0
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzDecode(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    let data = Data(bytes: start, count: count)
+    guard
+        let (tree, _) = FuzzCheck.valueOrArchiveError(
+            "ArchiveFormat.read",
+            { try ArchiveFormat.read(data, options: ArchiveReadingOptions(limits: FuzzCheck.limits)) })
+    else {
+        return 0
+    }
+    let document = FuzzCheck.valueOrArchiveError("strict decode of FuzzDocument") {
+        try strict.decode(FuzzDocument.self, fromTree: tree)
+    }
+    _ = FuzzCheck.valueOrArchiveError("strict decode of Node") { try strict.decode(Node.self, fromTree: tree) }
+    let lenientDocument = FuzzCheck.valueOrArchiveError("lenient decode of FuzzDocument") {
+        try lenient.decode(FuzzDocument.self, fromTree: tree)
+    }
+    _ = FuzzCheck.valueOrArchiveError("lenient decode of [Tagged]") {
+        try lenient.decode([String: Tagged].self, fromTree: tree)
+    }
+    for decoded in [document, lenientDocument].compactMap({ $0 }) {
+        for format in [ArchiveFormat.json, .keyedArchive] {
+            let encoder = ArchiveEncoder(format: format, registry: fuzzRegistry)
+            if let bytes = FuzzCheck.valueOrArchiveError("encode", { try encoder.encode(decoded) }) {
+                _ = FuzzCheck.valueOrArchiveError("decode again") {
+                    try lenient.decode(FuzzDocument.self, from: bytes)
+                }
+            }
+        }
+    }
+    return 0
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs every fuzz target in turn (one at a time), SECONDS each, and prints one line per target.
+#
+#   bash Fuzz/run-all.sh 600
+#
+# Exits non-zero if any target found a crash, a timeout or an out-of-memory input.
+set -uo pipefail
+cd "$(dirname "$0")"
+seconds=${1:?usage: run-all.sh SECONDS}
+shift
+failed=0
+summary=()
+for target in fuzz-json fuzz-plist fuzz-keyed fuzz-decode fuzz-migrate; do
+    line=$(bash run.sh "$target" "$seconds" "$@") || failed=1
+    summary+=("$line")
+done
+printf '%s\n' "${summary[@]}"
+exit "$failed"

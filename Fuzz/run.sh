@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds one fuzz target with libFuzzer and AddressSanitizer and runs it for a given time.
+#
+#   bash Fuzz/run.sh fuzz-json 600            # ten minutes
+#   bash Fuzz/run.sh fuzz-decode 60 -jobs=1   # extra arguments go to libFuzzer
+#
+# The only acceptable outcomes for an input are a value or an ArchiveError; anything else (a
+# trap, a sanitizer report, a non-ArchiveError, an input slower than 1 s, more than 2 GiB of
+# memory) stops the run and leaves the input in Fuzz/artifacts/. Reproduce one with
+#   SWIFT_BACKTRACE=enable=no Fuzz/.build/release/fuzz-json Fuzz/artifacts/fuzz-json-crash-…
+# then minimise it (-minimize_crash=1 -runs=10000) and add it to Fixtures/malformed/.
+#
+# Leak detection is off (in ASan and in libFuzzer, which otherwise runs every input that
+# allocates more than it frees a second time): the Swift runtime's metadata caches and lazily
+# initialised globals are allocated once and live for the whole process, which LeakSanitizer's
+# per-input heuristic reports; runaway memory is caught by -rss_limit_mb instead.
+#
+# Prints the executions libFuzzer made (its final stats) on the last line:
+#   fuzz-json: 1234567 executions in 60 s, no crash
+set -euo pipefail
+cd "$(dirname "$0")"
+if [ $# -lt 2 ]; then
+    echo "usage: $0 TARGET SECONDS [libFuzzer arguments…]" >&2
+    exit 2
+fi
+target=$1
+seconds=$2
+shift 2
+name=${target#fuzz-}
+
+# FUZZ_NO_BUILD=1 runs the binary as last built (by build.sh, or while the sources are edited).
+if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
+    bash build.sh "$target" >&2
+fi
+if [ ! -d "corpus-$name" ] || [ -z "$(ls -A "corpus-$name")" ]; then
+    bash make-corpora.sh "$name" >&2
+fi
+mkdir -p artifacts
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+status=0
+SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=0 \
+    nice -n 10 ".build/release/$target" \
+    -timeout=1 -rss_limit_mb=2048 -max_len=16384 -max_total_time="$seconds" -detect_leaks=0 \
+    -print_final_stats=1 -artifact_prefix="artifacts/$target-" -dict="dictionaries/$name.dict" \
+    "$@" "corpus-$name" >"$log" 2>&1 || status=$?
+
+# libFuzzer's progress lines are noise here; keep its summary and any report.
+grep -v -E '^#[0-9]+\s+(NEW|REDUCE|pulse|INITED|RELOAD)|^INFO: ' "$log" | tail -n 60 >&2 || true
+executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+if [ "$status" -eq 0 ]; then
+    echo "$target: ${executions:-0} executions in $seconds s, no crash"
+else
+    artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
+    echo "$target: ${executions:-?} executions, FAILED (exit $status)${artifact:+, input saved to Fuzz/$artifact}"
+fi
+exit "$status"
