@@ -382,7 +382,10 @@ enum ChainBenchmark {
 
 /// Peak memory of one case, measured in a child process.
 enum MemoryProbe {
-    static let cases = ["decode current", "migrate + decode", "encode"]
+    /// Ours, and Foundation's on the same input for comparison.
+    static let cases = [
+        "decode current", "decode current, JSONDecoder", "migrate + decode", "encode", "encode, JSONEncoder",
+    ]
 
     static func measureAll(current: Data, version1: Data) throws -> [String: Double] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("archive-bench-\(getpid())")
@@ -420,9 +423,13 @@ enum MemoryProbe {
             let registry = try ModelRegistry([BenchDocument.self, BenchShape.self])
             let decoder = ArchiveDecoder(registry: registry)
             var prepared: BenchDocument?
+            var mirror: FoundationEnvelope?
             if name == "encode" {
                 prepared = try decoder.decode(
                     BenchDocument.self, from: try Data(contentsOf: URL(fileURLWithPath: inputPath)))
+            } else if name == "encode, JSONEncoder" {
+                mirror = try JSONDecoder().decode(
+                    FoundationEnvelope.self, from: try Data(contentsOf: URL(fileURLWithPath: inputPath)))
             }
             let baseline = resetPeakResidentBytes()
             switch name {
@@ -430,6 +437,13 @@ enum MemoryProbe {
                 let data = try ArchiveEncoder(writingOptions: ArchiveWritingOptions(prettyPrinted: false))
                     .encode(prepared ?? BenchDocument(shapes: []))
                 withExtendedLifetime(data) {}
+            case "encode, JSONEncoder":
+                let data = try JSONEncoder().encode(mirror ?? FoundationEnvelope(root: FoundationDocument(shapes: [])))
+                withExtendedLifetime(data) {}
+            case "decode current, JSONDecoder":
+                let input = try Data(contentsOf: URL(fileURLWithPath: inputPath))
+                let document = try JSONDecoder().decode(FoundationEnvelope.self, from: input)
+                withExtendedLifetime((input, document)) {}
             default:
                 let input = try Data(contentsOf: URL(fileURLWithPath: inputPath))
                 let document = try decoder.decode(BenchDocument.self, from: input)
