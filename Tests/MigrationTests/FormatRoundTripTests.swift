@@ -26,7 +26,7 @@ struct Extremes: VersionedModel, Equatable {
     }
 
     static let sample = Extremes(
-        unsignedMax: .max, signedMin: .min, signedMax: .max, tiny: 5e-324, huge: 1.7976931348623157e308,
+        unsignedMax: .max, signedMin: .min, signedMax: .max, tiny: .leastNonzeroMagnitude, huge: 1.7976931348623157e308,
         negativeZero: -0.0, seventeenDigits: 0.10000000000000002, text: "Åbenraa — naïve café, 東京, 👩‍👩‍👧",
         labels: ["Ω": 1, "e\u{301}": 2, "": 3, "$price": 4],
         created: Date(timeIntervalSinceReferenceDate: 509_436_958.684097), blob: Data([0, 1, 2, 253, 254, 255]))

@@ -39,9 +39,11 @@ public struct ArchiveDecoder: Sendable {
     /// Upgrades an archive tree and decodes a `T` from it: the root of an envelope, or the tree
     /// itself.
     ///
+    /// The migration pass edits the tree in place: pass a tree you no longer need (`consume tree`,
+    /// or a temporary) and nothing is copied; a tree you keep using is copied where it changes.
+    ///
     /// - Throws: `ArchiveError`; see the type's discussion.
-    public func decode<T: Decodable>(_ type: T.Type, fromTree tree: ArchiveValue) throws -> T {
-        var tree = tree
+    public func decode<T: Decodable>(_ type: T.Type, fromTree tree: consuming ArchiveValue) throws -> T {
         try migrate(&tree, recordingSteps: false)
         return try decodeMigrated(T.self, from: tree)
     }
@@ -59,10 +61,9 @@ public struct ArchiveDecoder: Sendable {
     }
 
     /// Like ``decode(_:fromTree:)``, and also tells which migration steps ran on which objects.
-    public func decodeWithReport<T: Decodable>(_ type: T.Type, fromTree tree: ArchiveValue) throws -> (
+    public func decodeWithReport<T: Decodable>(_ type: T.Type, fromTree tree: consuming ArchiveValue) throws -> (
         value: T, report: MigrationReport
     ) {
-        var tree = tree
         let report = try migrate(&tree, recordingSteps: true)
         return (try decodeMigrated(T.self, from: tree), report)
     }
