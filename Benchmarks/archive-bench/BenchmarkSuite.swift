@@ -176,78 +176,58 @@ struct BenchmarkSuite {
             let version1 = try DocumentGenerator.version1Archive(shapes)
             let runs = size >= 1_000_000 ? options.runs : options.runs + 2
 
-            progress("decode current, \(size)")
-            results.rows.append(
-                BenchmarkResults.Row(
-                    name: "decode current", size: size, bytes: current.count,
-                    medians: try Timing.medians(
-                        runs: runs,
-                        [
-                            ("ModelVersioning", { _ = try decoder.decode(BenchDocument.self, from: current) }),
-                            (
-                                "Foundation JSONDecoder",
-                                { _ = try JSONDecoder().decode(FoundationEnvelope.self, from: current) }
-                            ),
-                        ])))
-
-            progress("migrate + decode, \(size)")
-            results.rows.append(
-                BenchmarkResults.Row(
-                    name: "migrate + decode", size: size, bytes: version1.count,
-                    medians: try Timing.medians(
-                        runs: runs,
-                        [
-                            ("ModelVersioning", { _ = try decoder.decode(BenchDocument.self, from: version1) }),
-                            (
-                                "JSONDecoder on current bytes",
-                                { _ = try JSONDecoder().decode(FoundationEnvelope.self, from: current) }
-                            ),
-                        ]
-                            + (size <= DIYMigration.largestSize
-                                ? [("DIY JSONSerialization", { _ = try DIYMigration.decode(version1) })] : []))))
-
-            if size <= KeyedArchiveCase.largestSize {
-                progress("keyed-archive read, \(size)")
-                let keyed = try KeyedArchiveCase.archive(shapes)
-                try KeyedArchiveCase.checkBothRead(keyed, count: size)
+            /// Times the contenders on one case and adds its row.
+            func measure(_ name: String, bytes: Int, _ contenders: [(String, () throws -> Void)]) throws {
+                progress("\(name), \(size)")
                 results.rows.append(
                     BenchmarkResults.Row(
-                        name: "keyed-archive read", size: size, bytes: keyed.count,
-                        medians: try Timing.medians(
-                            runs: runs,
-                            [
-                                ("ModelVersioning", { _ = try ArchiveFormat.keyedArchive.read(keyed) }),
-                                ("NSKeyedUnarchiver", { _ = try KeyedArchiveCase.unarchiveWithFoundation(keyed) }),
-                            ])))
-
-                progress("decode current, long values, \(size)")
-                let long = try DocumentGenerator.currentArchive(DocumentGenerator.shapes(count: size, flavor: .long))
-                results.rows.append(
-                    BenchmarkResults.Row(
-                        name: "decode current, long values", size: size, bytes: long.count,
-                        medians: try Timing.medians(
-                            runs: runs,
-                            [
-                                ("ModelVersioning", { _ = try decoder.decode(BenchDocument.self, from: long) }),
-                                (
-                                    "Foundation JSONDecoder",
-                                    { _ = try JSONDecoder().decode(FoundationEnvelope.self, from: long) }
-                                ),
-                            ])))
+                        name: name, size: size, bytes: bytes,
+                        medians: try Timing.medians(runs: runs, contenders)))
+            }
+            /// Ours and JSONDecoder decoding the same current-version bytes.
+            func decoding(_ data: Data) -> [(String, () throws -> Void)] {
+                [
+                    ("ModelVersioning", { _ = try decoder.decode(BenchDocument.self, from: data) }),
+                    ("Foundation JSONDecoder", { _ = try JSONDecoder().decode(FoundationEnvelope.self, from: data) }),
+                ]
             }
 
-            progress("encode, \(size)")
+            try measure("decode current", bytes: current.count, decoding(current))
+
+            try measure(
+                "migrate + decode", bytes: version1.count,
+                [
+                    ("ModelVersioning", { _ = try decoder.decode(BenchDocument.self, from: version1) }),
+                    (
+                        "JSONDecoder on current bytes",
+                        { _ = try JSONDecoder().decode(FoundationEnvelope.self, from: current) }
+                    ),
+                ]
+                    + (size <= DIYMigration.largestSize
+                        ? [("DIY JSONSerialization", { _ = try DIYMigration.decode(version1) })] : []))
+
+            if size <= KeyedArchiveCase.largestSize {
+                let keyed = try KeyedArchiveCase.archive(shapes)
+                try KeyedArchiveCase.checkBothRead(keyed, count: size)
+                try measure(
+                    "keyed-archive read", bytes: keyed.count,
+                    [
+                        ("ModelVersioning", { _ = try ArchiveFormat.keyedArchive.read(keyed) }),
+                        ("NSKeyedUnarchiver", { _ = try KeyedArchiveCase.unarchiveWithFoundation(keyed) }),
+                    ])
+
+                let long = try DocumentGenerator.currentArchive(DocumentGenerator.shapes(count: size, flavor: .long))
+                try measure("decode current, long values", bytes: long.count, decoding(long))
+            }
+
             let mirror = FoundationEnvelope(root: FoundationDocument(shapes: shapes.map(FoundationShape.init)))
             let encoder = ArchiveEncoder(writingOptions: ArchiveWritingOptions(prettyPrinted: false))
-            results.rows.append(
-                BenchmarkResults.Row(
-                    name: "encode", size: size, bytes: current.count,
-                    medians: try Timing.medians(
-                        runs: runs,
-                        [
-                            ("ModelVersioning", { _ = try encoder.encode(document) }),
-                            ("Foundation JSONEncoder", { _ = try JSONEncoder().encode(mirror) }),
-                        ])))
+            try measure(
+                "encode", bytes: current.count,
+                [
+                    ("ModelVersioning", { _ = try encoder.encode(document) }),
+                    ("Foundation JSONEncoder", { _ = try JSONEncoder().encode(mirror) }),
+                ])
 
             if size == options.sizes.last {
                 progress("peak memory, \(size)")
