@@ -317,6 +317,36 @@ struct MigrationPassTests {
         #expect(report.description == "Nothing to migrate.")
     }
 
+    @Test("the read-only scan of a current tree agrees with the walk: unknown types counted once, depth still limited")
+    func currentTreeScan() throws {
+        // Current everywhere but an old Point at the very end: the scan gives up late and the walk
+        // runs; the unknown "Note" objects the scan had counted are counted once, not twice.
+        let current: [ArchiveValue] = (0..<50).map { Self.circleV4(Double($0)) }
+        let notes: [ArchiveValue] = [object("Note", 1, ["text": "a"]), object("Note", 1, ["text": "b"])]
+        var tree: ArchiveValue = ["shapes": .array(current + notes), "origin": object("Point", 1, ["px": 1, "py": 2])]
+        let report = try MigrationPass(catalog: Self.catalog).upgrade(&tree)
+        #expect(tree["origin"] == object("Point", 2, ["x": 1, "y": 2]))
+        #expect(report.unknownTypeNames == ["Note": 2])
+        #expect(report.counts.map(\.count) == [1])
+
+        // Entirely current: nothing changes, and the unknown types are still reported.
+        var currentTree: ArchiveValue = ["shapes": .array(current + notes)]
+        let currentReport = try MigrationPass(catalog: Self.catalog).upgrade(&currentTree)
+        #expect(currentTree == ["shapes": .array(current + notes)])
+        #expect(currentReport.unknownTypeNames == ["Note": 2])
+        #expect(currentReport.counts.isEmpty)
+
+        // Current but nested deeper than the limit: still the depth error, not a silent pass.
+        var deep: ArchiveValue = Self.circleV4(1)
+        for _ in 0..<20 { deep = ["child": deep] }
+        var limits = ArchiveLimits()
+        limits.maxDepth = 10
+        let error = archiveError {
+            try MigrationPass(catalog: Self.catalog, options: MigrationOptions(limits: limits)).upgrade(&deep)
+        }
+        #expect(error?.limit == .depth)
+    }
+
     @Test("editing in place keeps value semantics: a copy of the tree held elsewhere is unchanged")
     func valueSemantics() throws {
         let original: ArchiveValue = [

@@ -144,12 +144,12 @@ public struct MigrationPass: Sendable {
     /// Walks the document root: an envelope's `root` value, or the whole tree.
     private func walkRoot(_ tree: inout ArchiveValue, isEnvelope: Bool, with walker: inout ObjectWalker) throws {
         guard isEnvelope else {
-            try walker.walk(&tree)
+            try walker.walkRoot(&tree)
             return
         }
         _ = try tree.modifyKeyedEntries { top in
             if let index = top.index(forKey: ArchiveEnvelope.rootKey) {
-                try walker.walk(&top.entries[index].value)
+                try walker.walkRoot(&top.entries[index].value)
             }
         }
     }

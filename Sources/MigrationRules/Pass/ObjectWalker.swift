@@ -48,6 +48,53 @@ struct ObjectWalker {
         path.reserveCapacity(32)
     }
 
+    /// Visits the root of a walk. An upgrade first scans the tree without touching it: a tree
+    /// that is already current (what an app reads on every launch after the first) costs one
+    /// read-only pass instead of a walk that moves every container out of its slot and back.
+    /// When the scan finds anything to do, its counts are dropped and the walk runs as usual.
+    mutating func walkRoot(_ value: inout ArchiveValue) throws {
+        if direction == .upgrade {
+            let saved = (unknownTypeNames, cachedName, cachedIndex, pendingUnknown)
+            if isCurrent(value, depth: 0) { return }
+            (unknownTypeNames, cachedName, cachedIndex, pendingUnknown) = saved
+        }
+        try walk(&value)
+    }
+
+    /// Whether upgrading `value` would change nothing: every object in it is of a type without
+    /// a chain, or is at its chain's current version under the chain's current name, and it
+    /// nests no deeper than the walk allows. Objects of types without a chain are counted as the
+    /// walk counts them.
+    private mutating func isCurrent(_ value: ArchiveValue, depth: Int) -> Bool {
+        switch value {
+        case .object(let object):
+            guard depth < options.limits.maxDepth else { return false }
+            if let index = chainIndex(for: object.typeName) {
+                let chain = catalog.chains[index]
+                guard object.version == chain.currentVersion, object.typeName == chain.name else { return false }
+            }
+            return entriesAreCurrent(object.fields, depth: depth)
+        case .array(let elements):
+            guard depth < options.limits.maxDepth else { return false }
+            for index in elements.indices where elements[index].isContainer {
+                guard isCurrent(elements[index], depth: depth &+ 1) else { return false }
+            }
+            return true
+        case .dictionary(let dictionary):
+            guard depth < options.limits.maxDepth else { return false }
+            return entriesAreCurrent(dictionary, depth: depth)
+        default:
+            return true
+        }
+    }
+
+    private mutating func entriesAreCurrent(_ dictionary: ArchiveDictionary, depth: Int) -> Bool {
+        for index in dictionary.entries.indices where dictionary.entries[index].value.isContainer {
+            guard isCurrent(dictionary.entries[index].value, depth: depth &+ 1) else { return false }
+        }
+        return true
+    }
+
     /// Visits `value` and everything inside it.
     ///
     /// - Throws: The first migration error; ``ArchiveError/Code/limitExceeded`` when containers
