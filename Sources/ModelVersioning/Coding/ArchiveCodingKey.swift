@@ -1,16 +1,22 @@
 /// A coding key made from a string or an array position: the keys the coders report in
 /// `codingPath` and the keys of `[String: T]` dictionaries.
+///
+/// An integer key spells its `stringValue` only when asked: the encoder makes one per array
+/// element, and almost none is ever printed.
 struct ArchiveCodingKey: CodingKey, Hashable, Sendable {
-    let stringValue: String
+    /// The string of a string key; `nil` for an integer key.
+    private let name: String?
     let intValue: Int?
 
+    var stringValue: String { name ?? String(intValue ?? 0) }
+
     init(stringValue: String) {
-        self.stringValue = stringValue
+        self.name = stringValue
         self.intValue = nil
     }
 
     init(intValue: Int) {
-        self.stringValue = String(intValue)
+        self.name = nil
         self.intValue = intValue
     }
 

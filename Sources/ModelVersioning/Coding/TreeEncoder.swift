@@ -10,6 +10,13 @@ final class EncodingSession {
     /// key instead of one per pair of keys.
     @exclusivity(unchecked) private var checkedKeys: [ObjectIdentifier: [String]] = [:]
     @exclusivity(unchecked) private var lastChecked: (model: ObjectIdentifier, keys: [String])?
+    /// The most keys a keyed container of each `CodingKey` type has written, so that the next
+    /// one reserves that many entries: no regrowth while it fills, and no spare capacity left
+    /// in the tree (a plain `[ArchiveDictionary.Entry]` would double to 8 for a 2-key point).
+    @exclusivity(unchecked) private var keyCounts: [ObjectIdentifier: Int] = [:]
+    /// The last key type and count looked up at each depth: objects at one depth tend to be of
+    /// one type, so most containers find their count here without hashing.
+    @exclusivity(unchecked) private var recentKeyCounts: [(keyType: ObjectIdentifier, count: Int)] = []
     let limits: ArchiveLimits
     let userInfo: [CodingUserInfoKey: Any]
 
@@ -19,9 +26,37 @@ final class EncodingSession {
         self.userInfo = userInfo
     }
 
+    /// A new keyed container's storage for keys of type `keyType`, sized for what the last
+    /// container of that type wrote (see `noteKeyCount(of:)`).
+    func keyedStorage(for keyType: Any.Type, depth: Int) -> KeyedEncodingStorage {
+        let id = ObjectIdentifier(keyType)
+        if depth < recentKeyCounts.count, recentKeyCounts[depth].keyType == id {
+            return KeyedEncodingStorage(keyType: id, expectedCount: recentKeyCounts[depth].count)
+        }
+        let count = keyCounts[id] ?? 0
+        if depth >= recentKeyCounts.count {
+            recentKeyCounts.append(
+                contentsOf: repeatElement((keyType: id, count: count), count: depth + 1 - recentKeyCounts.count))
+        }
+        recentKeyCounts[depth] = (id, count)
+        return KeyedEncodingStorage(keyType: id, expectedCount: count)
+    }
+
+    /// Remembers how many keys `storage` wrote, for the next container of its key type.
+    func noteKeyCount(of storage: KeyedEncodingStorage, depth: Int) {
+        guard let keyType = storage.keyType, storage.entries.count > storage.expectedCount else { return }
+        let count = storage.entries.count
+        guard count > keyCounts[keyType] ?? 0 else { return }
+        keyCounts[keyType] = count
+        if depth < recentKeyCounts.count, recentKeyCounts[depth].keyType == keyType {
+            recentKeyCounts[depth].count = count
+        }
+    }
+
     /// The fields of a model's keyed container, with repeated keys resolved (see
     /// ``KeyedEncodingStorage/finish(checkedKeys:)``).
-    func fields(of storage: KeyedEncodingStorage, model: ModelInfo) throws -> ArchiveDictionary {
+    func fields(of storage: KeyedEncodingStorage, model: ModelInfo, depth: Int) throws -> ArchiveDictionary {
+        noteKeyCount(of: storage, depth: depth)
         let id = ObjectIdentifier(model)
         let known = lastChecked?.model == id ? lastChecked?.keys : checkedKeys[id]
         let (fields, matched) = try storage.finish(checkedKeys: known)
@@ -86,7 +121,7 @@ final class TreeEncoder: Encoder {
         if case .keyed(let existing) = storage {
             keyed = existing
         } else {
-            keyed = KeyedEncodingStorage()
+            keyed = session.keyedStorage(for: Key.self, depth: depth)
             storage = .keyed(keyed)
         }
         return KeyedEncodingContainer(TreeKeyedEncodingContainer<Key>(encoder: self, storage: keyed, model: model))
@@ -115,6 +150,7 @@ final class TreeEncoder: Encoder {
         case .value(let value):
             return value
         case .keyed(let keyed):
+            session.noteKeyCount(of: keyed, depth: depth)
             return .dictionary(try keyed.finish())
         case .unkeyed(let unkeyed):
             return .array(try unkeyed.finish())
@@ -210,7 +246,7 @@ extension TreeEncoder {
         case .empty:
             fields = [:]
         case .keyed(let keyed):
-            fields = try session.fields(of: keyed, model: info)
+            fields = try session.fields(of: keyed, model: info, depth: child.depth)
             extras = keyed.extras
         case .value(.object(let object)) where object.typeName == info.typeName:
             // A model that encodes itself as an archived object (a wrapper around one).
@@ -349,14 +385,25 @@ final class KeyedEncodingStorage {
     @exclusivity(unchecked) var nested: [(index: Int, node: Nested)] = []
     /// Archived keys to write back (``UnknownFields``).
     var extras: UnknownFields?
+    /// The `CodingKey` type of the container, when the session sizes it (see
+    /// ``EncodingSession/keyedStorage(for:)``).
+    let keyType: ObjectIdentifier?
+    /// How many entries to reserve on the first append; 0 for the default growth.
+    let expectedCount: Int
+
+    init(keyType: ObjectIdentifier? = nil, expectedCount: Int = 0) {
+        self.keyType = keyType
+        self.expectedCount = expectedCount
+    }
 
     @inline(__always)
     func append(_ value: ArchiveValue, forKey key: String) {
-        if entries.capacity == 0 { entries.reserveCapacity(8) }
+        if entries.capacity == 0 { entries.reserveCapacity(expectedCount > 0 ? expectedCount : 8) }
         entries.append(ArchiveDictionary.Entry(key: key, value: value))
     }
 
     func appendNested(_ node: Nested, forKey key: String) {
+        if entries.capacity == 0 { entries.reserveCapacity(expectedCount > 0 ? expectedCount : 8) }
         entries.append(ArchiveDictionary.Entry(key: key, value: .null))
         nested.append((entries.count - 1, node))
     }
