@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 // libFuzzer targets for ModelVersioning's readers, decoder and migration pass. A separate package,
