@@ -27,6 +27,32 @@ private struct Counter: VersionedModel, Equatable {
     }
 }
 
+/// Writes the coding path it is encoded at, and keeps the one it is decoded at: each key as
+/// `stringValue|intValue`.
+private struct PathReporter: Codable, Equatable {
+    var decodedAt: [String] = []
+
+    private enum CodingKeys: String, CodingKey {
+        case path
+    }
+
+    static func describe(_ path: [any CodingKey]) -> [String] {
+        path.map { "\($0.stringValue)|\($0.intValue.map(String.init) ?? "-")" }
+    }
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        _ = try decoder.container(keyedBy: CodingKeys.self)
+        decodedAt = Self.describe(decoder.codingPath)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Self.describe(encoder.codingPath), forKey: .path)
+    }
+}
+
 @Suite("Keyed encoding containers")
 struct EncodingContainerTests {
     @Test("a key written twice keeps its first position and its last value, object after object")
@@ -49,5 +75,22 @@ struct EncodingContainerTests {
         // Foundation's rule for the same encode(to:).
         let foundation = try JSONSerialization.jsonObject(with: JSONEncoder().encode(counters)) as? [[String: Any]]
         #expect(foundation?[1]["count"] as? Int == 200)
+    }
+
+    @Test("array elements are coded at their index, as string and integer key, as Foundation's coders report")
+    func elementCodingPaths() throws {
+        let document = ["items": [PathReporter(), PathReporter()]]
+        let ours = try ArchiveEncoder().encodeValue(document)
+        let foundation = try JSONSerialization.jsonObject(with: JSONEncoder().encode(document)) as? [String: [[String: [String]]]]
+        let expected = [["items|-", "Index 0|0"], ["items|-", "Index 1|1"]]
+        #expect(ours["items"]?[0]?["path"] == .array(expected[0].map { .string($0) }))
+        #expect(ours["items"]?[1]?["path"] == .array(expected[1].map { .string($0) }))
+        #expect(foundation?["items"]?.map { $0["path"] ?? [] } == expected)
+
+        let decoded = try ArchiveDecoder().decode([String: [PathReporter]].self, fromTree: ours)
+        let foundationDecoded = try JSONDecoder().decode(
+            [String: [PathReporter]].self, from: JSONEncoder().encode(document))
+        #expect(decoded["items"]?.map(\.decodedAt) == expected)
+        #expect(foundationDecoded["items"]?.map(\.decodedAt) == expected)
     }
 }

@@ -1,14 +1,15 @@
 /// A coding key made from a string or an array position: the keys the coders report in
 /// `codingPath` and the keys of `[String: T]` dictionaries.
 ///
-/// An integer key spells its `stringValue` only when asked: the encoder makes one per array
-/// element, and almost none is ever printed.
+/// An array position reads as Foundation's coders spell it (`stringValue` "Index 3", `intValue`
+/// 3), and spells that string only when asked: the encoder makes one key per array element, and
+/// almost none is ever printed.
 struct ArchiveCodingKey: CodingKey, Hashable, Sendable {
-    /// The string of a string key; `nil` for an integer key.
+    /// The string of a string or integer key; `nil` for an array position.
     private let name: String?
     let intValue: Int?
 
-    var stringValue: String { name ?? String(intValue ?? 0) }
+    var stringValue: String { name ?? "Index \(intValue ?? 0)" }
 
     init(stringValue: String) {
         self.name = stringValue
@@ -16,7 +17,7 @@ struct ArchiveCodingKey: CodingKey, Hashable, Sendable {
     }
 
     init(intValue: Int) {
-        self.name = nil
+        self.name = String(intValue)
         self.intValue = intValue
     }
 
@@ -25,7 +26,8 @@ struct ArchiveCodingKey: CodingKey, Hashable, Sendable {
     }
 
     init(index: Int) {
-        self.init(intValue: index)
+        self.name = nil
+        self.intValue = index
     }
 
     /// The key `super` that `superEncoder()`/`superDecoder()` use.
@@ -37,7 +39,9 @@ extension ArchivePath {
     init(codingPath: [any CodingKey]) {
         self.init(
             codingPath.map { key in
-                if let index = key.intValue, key is ArchiveCodingKey || key.stringValue == String(index) {
+                if let index = key.intValue,
+                    key is ArchiveCodingKey || key.stringValue == String(index) || key.stringValue == "Index \(index)"
+                {
                     return .index(index)
                 }
                 return .key(key.stringValue)
