@@ -81,7 +81,8 @@ struct EncodingContainerTests {
     func elementCodingPaths() throws {
         let document = ["items": [PathReporter(), PathReporter()]]
         let ours = try ArchiveEncoder().encodeValue(document)
-        let foundation = try JSONSerialization.jsonObject(with: JSONEncoder().encode(document)) as? [String: [[String: [String]]]]
+        let foundation =
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(document)) as? [String: [[String: [String]]]]
         let expected = [["items|-", "Index 0|0"], ["items|-", "Index 1|1"]]
         #expect(ours["items"]?[0]?["path"] == .array(expected[0].map { .string($0) }))
         #expect(ours["items"]?[1]?["path"] == .array(expected[1].map { .string($0) }))
