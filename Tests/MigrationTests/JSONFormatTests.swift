@@ -755,6 +755,20 @@ struct JSONFormatTests {
         let error = archiveError { _ = try write(["values": [1.0, .double(value)]], markup: .plain) }
         #expect(error?.code == .invalidValue)
         #expect(error?.path.description == "values[1]")
+        // After a nested container has been written and closed, the path still names the child.
+        let later = archiveError {
+            _ = try write(["first": ["inner": [1, 2]], "values": [["x": 1], 2.0, .double(value)]], markup: .plain)
+        }
+        #expect(later?.path.description == "values[2]")
+        let field = archiveError {
+            _ = try write(
+                .object(
+                    ArchiveObject(
+                        typeName: "Circle", version: 1,
+                        fields: ["center": ["x": 1], "tags": ["a"], "r": .double(value)])
+                ), markup: .plain)
+        }
+        #expect(field?.path.description == "r")
     }
 
     @Test("the writer stops at maxDepth, counting tagged values as a level")

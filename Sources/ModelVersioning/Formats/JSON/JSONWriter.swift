@@ -73,36 +73,61 @@ extension JSONWriter {
 
         mutating func writeDocument(_ root: ArchiveValue) throws {
             try write(root, isTopLevel: true)
-            while frames.count > 0 {
-                // Valid until the next push or pop (`write` below may push).
+            // Each turn resumes the innermost open container and writes its children until one
+            // opens a container of its own (a push: the next turn resumes that one) or none is
+            // left (the container closes). The container is bound once per turn, not once per
+            // child, so a run of scalars costs no reference count per value.
+            resume: while frames.count > 0 {
+                let depth = frames.count
+                // Valid until the next push or pop: a turn leaves as soon as `write` pushes.
                 let frame = frames.lastAddress
-                let index = frame.pointee.next
-                guard index < frame.pointee.count else {
-                    let isArray: Bool
-                    if case .array = frame.pointee.container { isArray = true } else { isArray = false }
-                    _ = frames.removeLast()
-                    newline(frames.count)
-                    output.append(isArray ? UInt8(ascii: "]") : UInt8(ascii: "}"))
-                    continue
-                }
-                frame.pointee.next = index &+ 1
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                newline(frames.count)
+                let count = frame.pointee.count
+                var index = frame.pointee.next
+                let isArray: Bool
                 switch frame.pointee.container {
                 case .array(let elements):
-                    try write(elements[index], isTopLevel: false)
+                    isArray = true
+                    while index < count {
+                        // `next` first: error paths name the child being written by it.
+                        frame.pointee.next = index &+ 1
+                        if index > 0 { output.append(UInt8(ascii: ",")) }
+                        newline(depth)
+                        try write(elements[index], isTopLevel: false)
+                        index &+= 1
+                        if frames.count > depth { continue resume }
+                    }
                 case .dictionary(let entries, let isTopLevel):
-                    let key = entries[index].key
-                    // Archive markup escapes a leading `$` (``ArchiveMarkup/escape(_:)``), except
-                    // in the envelope marker of the top-level dictionary.
-                    writeKey(key, escapingReserved: markup && !(isTopLevel && key == ArchiveMarkup.archiveKey))
-                    try write(entries[index].value, isTopLevel: false)
+                    isArray = false
+                    while index < count {
+                        frame.pointee.next = index &+ 1
+                        if index > 0 { output.append(UInt8(ascii: ",")) }
+                        newline(depth)
+                        let key = entries[index].key
+                        // Archive markup escapes a leading `$` (``ArchiveMarkup/escape(_:)``),
+                        // except in the envelope marker of the top-level dictionary.
+                        writeKey(key, escapingReserved: markup && !(isTopLevel && key == ArchiveMarkup.archiveKey))
+                        try write(entries[index].value, isTopLevel: false)
+                        index &+= 1
+                        if frames.count > depth { continue resume }
+                    }
                 case .object(let object, let metadataCount):
-                    // Archive markup escapes a leading `$` of a field name; plain writes it as it is.
-                    let field = index &- metadataCount
-                    writeKey(object.fields[field].key, escapingReserved: markup)
-                    try write(object.fields.value(at: field), isTopLevel: false)
+                    isArray = false
+                    while index < count {
+                        frame.pointee.next = index &+ 1
+                        if index > 0 { output.append(UInt8(ascii: ",")) }
+                        newline(depth)
+                        // Archive markup escapes a leading `$` of a field name; plain writes it
+                        // as it is.
+                        let field = index &- metadataCount
+                        writeKey(object.fields[field].key, escapingReserved: markup)
+                        try write(object.fields.value(at: field), isTopLevel: false)
+                        index &+= 1
+                        if frames.count > depth { continue resume }
+                    }
                 }
+                _ = frames.removeLast()
+                newline(frames.count)
+                output.append(isArray ? UInt8(ascii: "]") : UInt8(ascii: "}"))
             }
         }
 
