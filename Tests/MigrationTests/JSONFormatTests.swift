@@ -760,15 +760,19 @@ struct JSONFormatTests {
             _ = try write(["first": ["inner": [1, 2]], "values": [["x": 1], 2.0, .double(value)]], markup: .plain)
         }
         #expect(later?.path.description == "values[2]")
+    }
+
+    @Test("an invalid value inside an object is named by its field, after nested containers")
+    func invalidFieldPath() {
         let field = archiveError {
             _ = try write(
                 .object(
                     ArchiveObject(
-                        typeName: "Circle", version: 1,
-                        fields: ["center": ["x": 1], "tags": ["a"], "r": .double(value)])
-                ), markup: .plain)
+                        typeName: "Circle", version: 1, id: 4,
+                        fields: ["center": ["x": 1], "tags": ["a", ["b"]], "radius": 2, "link": .reference(-1)])))
         }
-        #expect(field?.path.description == "r")
+        #expect(field?.code == .invalidValue)
+        #expect(field?.path.description == "link")
     }
 
     @Test("the writer stops at maxDepth, counting tagged values as a level")
