@@ -11,8 +11,8 @@ final class EncodingSession {
     @exclusivity(unchecked) private var checkedKeys: [ObjectIdentifier: [String]] = [:]
     @exclusivity(unchecked) private var lastChecked: (model: ObjectIdentifier, keys: [String])?
     /// The most keys a keyed container of each `CodingKey` type has written, so that the next
-    /// one reserves that many entries: no regrowth while it fills, and no spare capacity left
-    /// in the tree (a plain `[ArchiveDictionary.Entry]` would double to 8 for a 2-key point).
+    /// one reserves that many entries: no regrowth while it fills, and little spare capacity
+    /// left in the tree (a fixed reservation of eight leaves six empty slots in a 2-key point).
     @exclusivity(unchecked) private var keyCounts: [ObjectIdentifier: Int] = [:]
     /// The last key type and count looked up at each depth: objects at one depth tend to be of
     /// one type, so most containers find their count here without hashing.
@@ -26,8 +26,8 @@ final class EncodingSession {
         self.userInfo = userInfo
     }
 
-    /// A new keyed container's storage for keys of type `keyType`, sized for what the last
-    /// container of that type wrote (see `noteKeyCount(of:)`).
+    /// A new keyed container's storage for keys of type `keyType`, sized for what the
+    /// containers of that type wrote before (see `noteKeyCount(of:depth:)`).
     func keyedStorage(for keyType: Any.Type, depth: Int) -> KeyedEncodingStorage {
         let id = ObjectIdentifier(keyType)
         if depth < recentKeyCounts.count, recentKeyCounts[depth].keyType == id {
@@ -386,7 +386,7 @@ final class KeyedEncodingStorage {
     /// Archived keys to write back (``UnknownFields``).
     var extras: UnknownFields?
     /// The `CodingKey` type of the container, when the session sizes it (see
-    /// ``EncodingSession/keyedStorage(for:)``).
+    /// ``EncodingSession/keyedStorage(for:depth:)``).
     let keyType: ObjectIdentifier?
     /// How many entries to reserve on the first append; 0 for the default growth.
     let expectedCount: Int
