@@ -66,22 +66,22 @@ struct ObjectWalker {
     /// nests no deeper than the walk allows. Objects of types without a chain are counted as the
     /// walk counts them.
     private mutating func isCurrent(_ value: ArchiveValue, depth: Int) -> Bool {
+        guard value.isContainer else { return true }
+        guard depth < options.limits.maxDepth else { return false }
         switch value {
         case .object(let object):
-            guard depth < options.limits.maxDepth else { return false }
-            if let index = chainIndex(for: object.typeName) {
-                let chain = catalog.chains[index]
-                guard object.version == chain.currentVersion, object.typeName == chain.name else { return false }
+            if let index = chainIndex(for: object.typeName),
+                !Self.isUpToDate(object.typeName, object.version, chain: catalog.chains[index])
+            {
+                return false
             }
             return entriesAreCurrent(object.fields, depth: depth)
         case .array(let elements):
-            guard depth < options.limits.maxDepth else { return false }
             for index in elements.indices where elements[index].isContainer {
                 guard isCurrent(elements[index], depth: depth &+ 1) else { return false }
             }
             return true
         case .dictionary(let dictionary):
-            guard depth < options.limits.maxDepth else { return false }
             return entriesAreCurrent(dictionary, depth: depth)
         default:
             return true
@@ -149,10 +149,11 @@ struct ObjectWalker {
         guard let index = chainIndex(for: archivedName) else { return }
         let chain = catalog.chains[index]
         let archivedVersion = object.version
+        if Self.isUpToDate(archivedName, archivedVersion, chain: chain) { return }
         let from = try effectiveVersion(archivedVersion, of: archivedName, chain: chain)
         let to = chain.currentVersion
         if from == to {
-            guard archivedVersion == nil || archivedName != chain.name else { return }
+            // Unversioned, or archived under a former name: only stamped.
             object.version = to
             object.typeName = chain.name
             record(index, archivedName, archivedVersion, from: from, to: to, steps: [])
@@ -181,6 +182,12 @@ struct ObjectWalker {
         object.version = to
         if object.typeName != chain.name { object.typeName = chain.name }
         record(index, archivedName, archivedVersion, from: from, to: to, steps: chain.stepNames(from: from, to: to))
+    }
+
+    /// Whether an object of `chain`'s type archived as `name` at `version` needs no upgrade: it
+    /// carries the current version under the current name.
+    private static func isUpToDate(_ name: String, _ version: Int?, chain: CompiledChain) -> Bool {
+        version == chain.currentVersion && name == chain.name
     }
 
     private mutating func downgrade(_ object: inout ArchiveObject) throws {

@@ -33,13 +33,13 @@ final class EncodingSession {
         if depth < recentKeyCounts.count, recentKeyCounts[depth].keyType == id {
             return KeyedEncodingStorage(keyType: id, expectedCount: recentKeyCounts[depth].count)
         }
-        let count = keyCounts[id] ?? 0
-        if depth >= recentKeyCounts.count {
-            recentKeyCounts.append(
-                contentsOf: repeatElement((keyType: id, count: count), count: depth + 1 - recentKeyCounts.count))
+        let recent = (keyType: id, count: keyCounts[id] ?? 0)
+        if depth < recentKeyCounts.count {
+            recentKeyCounts[depth] = recent
+        } else {
+            recentKeyCounts.append(contentsOf: repeatElement(recent, count: depth + 1 - recentKeyCounts.count))
         }
-        recentKeyCounts[depth] = (id, count)
-        return KeyedEncodingStorage(keyType: id, expectedCount: count)
+        return KeyedEncodingStorage(keyType: id, expectedCount: recent.count)
     }
 
     /// Remembers how many keys `storage` wrote, for the next container of its key type.

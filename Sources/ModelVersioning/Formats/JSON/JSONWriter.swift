@@ -88,10 +88,7 @@ extension JSONWriter {
                 case .array(let elements):
                     isArray = true
                     while index < count {
-                        // `next` first: error paths name the child being written by it.
-                        frame.pointee.next = index &+ 1
-                        if index > 0 { output.append(UInt8(ascii: ",")) }
-                        newline(depth)
+                        beginChild(index, of: frame, depth: depth)
                         try write(elements[index], isTopLevel: false)
                         index &+= 1
                         if frames.count > depth { continue resume }
@@ -99,9 +96,7 @@ extension JSONWriter {
                 case .dictionary(let entries, let isTopLevel):
                     isArray = false
                     while index < count {
-                        frame.pointee.next = index &+ 1
-                        if index > 0 { output.append(UInt8(ascii: ",")) }
-                        newline(depth)
+                        beginChild(index, of: frame, depth: depth)
                         let key = entries[index].key
                         // Archive markup escapes a leading `$` (``ArchiveMarkup/escape(_:)``),
                         // except in the envelope marker of the top-level dictionary.
@@ -113,9 +108,7 @@ extension JSONWriter {
                 case .object(let object, let metadataCount):
                     isArray = false
                     while index < count {
-                        frame.pointee.next = index &+ 1
-                        if index > 0 { output.append(UInt8(ascii: ",")) }
-                        newline(depth)
+                        beginChild(index, of: frame, depth: depth)
                         // Archive markup escapes a leading `$` of a field name; plain writes it
                         // as it is.
                         let field = index &- metadataCount
@@ -129,6 +122,15 @@ extension JSONWriter {
                 newline(frames.count)
                 output.append(isArray ? UInt8(ascii: "]") : UInt8(ascii: "}"))
             }
+        }
+
+        /// Starts the child at `index` of the container `frame`, at nesting `depth`: records it
+        /// as the one being written (error paths name it), then the separator and indentation.
+        @inline(__always)
+        private mutating func beginChild(_ index: Int, of frame: UnsafeMutablePointer<Frame>, depth: Int) {
+            frame.pointee.next = index &+ 1
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            newline(depth)
         }
 
         /// Writes a scalar or a tagged value, or opens a container (pushing a frame).
