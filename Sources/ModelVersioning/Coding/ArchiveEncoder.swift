@@ -46,8 +46,15 @@ public struct ArchiveEncoder: Sendable {
     }
 
     /// Encodes `value` and writes the archive in ``format``.
+    ///
+    /// JSON is written straight from the values when nothing needs the whole tree (no model
+    /// class instances, conditional references or unordered collections; see
+    /// `StreamingJSONEncoder`), with the same bytes as writing ``encodeTree(_:)``'s tree.
     public func encode<T: Encodable>(_ value: T) throws -> Data {
-        try format.write(try encodeTree(value), options: writingOptions)
+        if format == .json, let data = StreamingJSONEncoder.encode(value, with: self) {
+            return data
+        }
+        return try format.write(try encodeTree(value), options: writingOptions)
     }
 
     /// Encodes `value` into an archive tree: the envelope with the root value.

@@ -195,13 +195,13 @@ extension TreeEncoder {
             guard let primitive = value as? any ArchivePrimitive else {
                 return try boxComposite(value, info: nil, id: nil, key: key)
             }
-            return try primitive.archiveValue(in: self, key: key)
+            return primitive.primitiveValue
         case .model(let info):
             if info.isClass { return try boxModelInstance(value, info: info, key: key) }
             return try boxComposite(value, info: info, id: nil, key: key)
         case .unordered(let order):
             return try boxComposite(value, info: nil, id: nil, key: key).sorted(by: order)
-        case .plain:
+        case .plain, .needsTree:
             return try boxComposite(value, info: nil, id: nil, key: key)
         }
     }
@@ -306,67 +306,68 @@ extension Optional: OptionalProtocol {
 
 /// Types the coders map to a tree node of their own instead of calling their `encode(to:)`.
 protocol ArchivePrimitive {
-    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue
+    /// The node the value is written as.
+    var primitiveValue: ArchiveValue { get }
 }
 
 extension Data: ArchivePrimitive {
-    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue { .data(self) }
+    var primitiveValue: ArchiveValue { .data(self) }
 }
 
 extension URL: ArchivePrimitive {
-    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue {
+    var primitiveValue: ArchiveValue {
         .string(absoluteString)
     }
 }
 
 extension Decimal: ArchivePrimitive {
-    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue {
+    var primitiveValue: ArchiveValue {
         .string(description)
     }
 }
 
 extension ArchiveValue: ArchivePrimitive {
-    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue { self }
+    var primitiveValue: ArchiveValue { self }
 }
 
 extension UnknownModel: ArchivePrimitive {
-    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue {
+    var primitiveValue: ArchiveValue {
         .object(archivedObject)
     }
 }
 
 extension Int8: ArchivePrimitive {
-    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue { .int(Int64(self)) }
+    var primitiveValue: ArchiveValue { .int(Int64(self)) }
 }
 
 extension Int16: ArchivePrimitive {
-    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue { .int(Int64(self)) }
+    var primitiveValue: ArchiveValue { .int(Int64(self)) }
 }
 
 extension Int32: ArchivePrimitive {
-    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue { .int(Int64(self)) }
+    var primitiveValue: ArchiveValue { .int(Int64(self)) }
 }
 
 extension UInt: ArchivePrimitive {
-    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue {
+    var primitiveValue: ArchiveValue {
         ArchiveValue(UInt64(self))
     }
 }
 
 extension UInt8: ArchivePrimitive {
-    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue { .int(Int64(self)) }
+    var primitiveValue: ArchiveValue { .int(Int64(self)) }
 }
 
 extension UInt16: ArchivePrimitive {
-    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue { .int(Int64(self)) }
+    var primitiveValue: ArchiveValue { .int(Int64(self)) }
 }
 
 extension UInt32: ArchivePrimitive {
-    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue { .int(Int64(self)) }
+    var primitiveValue: ArchiveValue { .int(Int64(self)) }
 }
 
 extension Float: ArchivePrimitive {
-    func archiveValue(in encoder: TreeEncoder, key: (any CodingKey)?) throws -> ArchiveValue { .double(Double(self)) }
+    var primitiveValue: ArchiveValue { .double(Double(self)) }
 }
 
 // MARK: - Storage

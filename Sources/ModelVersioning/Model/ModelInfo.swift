@@ -88,6 +88,8 @@ struct ModelInfoCache {
                 found = .model(info)
             } else if let unordered = type as? any UnorderedCollection.Type {
                 found = .unordered(unordered.archiveOrder)
+            } else if type is any EncodesThroughTree.Type {
+                found = .needsTree
             } else {
                 found = .plain
             }
@@ -119,7 +121,14 @@ enum EncodingTraits {
     case unordered(UnorderedCollectionOrder)
     /// Anything else: encoded by its own `encode(to:)`.
     case plain
+    /// A value whose `encode(to:)` writes into the tree itself (``EncodesThroughTree``): encoded
+    /// like ``plain`` by the tree encoder; the streaming encoder leaves the run to it.
+    case needsTree
 }
+
+/// Types whose `encode(to:)` works with the tree encoder's own state (a `WeakReference` writes a
+/// conditional reference), so ``StreamingJSONEncoder`` cannot write them.
+protocol EncodesThroughTree {}
 
 /// How the encoder orders what an unordered collection encodes, so that the same value always
 /// gives the same archive (Swift's dictionaries and sets iterate in a per-process order).

@@ -42,7 +42,10 @@ enum JSONWriter {
 extension JSONWriter {
     /// The output buffer and a walk over the tree with an explicit stack of open containers,
     /// so that writing costs no call stack per level (deep trees are safe on small threads).
-    fileprivate struct Emitter: ~Copyable {
+    ///
+    /// ``StreamingJSONEncoder`` writes through the same emitter, value by value, so both
+    /// produce the same bytes: it opens its own containers and sets ``baseLevel`` to their count.
+    struct Emitter: ~Copyable {
         /// An open array, dictionary or object.
         enum Container {
             case array([ArchiveValue])
@@ -64,6 +67,10 @@ extension JSONWriter {
         let markup: Bool
         let maxDepth: Int
         var frames = MoveStack<Frame>(initialCapacity: 16)
+        /// Containers open around the value being written that someone else writes
+        /// (``StreamingJSONEncoder``): they count for the indentation and depth limit of tagged
+        /// values and objects. Always 0 for ``writeDocument(_:)``.
+        var baseLevel = 0
 
         init(options: ArchiveWritingOptions) {
             pretty = options.prettyPrinted
@@ -202,16 +209,8 @@ extension JSONWriter {
         /// Writes the metadata keys of the object just opened, as ``writeDocument(_:)`` writes
         /// children (the same keys and order as ``ArchiveMarkup/entries(of:)``).
         private mutating func writeMetadata(of object: ArchiveObject) {
-            let level = frames.count
-            newline(level)
-            writeKey(ArchiveMarkup.typeKey)
-            writeString(object.typeName)
-            if let version = object.version {
-                output.append(UInt8(ascii: ","))
-                newline(level)
-                writeKey(ArchiveMarkup.versionKey)
-                writeInteger(Int64(version))
-            }
+            let level = frames.count &+ baseLevel
+            writeTypeAndVersion(typeName: object.typeName, version: object.version, level: level)
             if let id = object.id {
                 output.append(UInt8(ascii: ","))
                 newline(level)
@@ -230,6 +229,19 @@ extension JSONWriter {
                 }
                 newline(level)
                 output.append(UInt8(ascii: "]"))
+            }
+        }
+
+        /// Writes the `$type` and `$version` keys of an object just opened, at `level`.
+        mutating func writeTypeAndVersion(typeName: String, version: Int?, level: Int) {
+            newline(level)
+            writeKey(ArchiveMarkup.typeKey)
+            writeString(typeName)
+            if let version {
+                output.append(UInt8(ascii: ","))
+                newline(level)
+                writeKey(ArchiveMarkup.versionKey)
+                writeInteger(Int64(version))
             }
         }
 
@@ -281,7 +293,7 @@ extension JSONWriter {
 
         /// Checks that one more level (a container about to open) stays within ``maxDepth``.
         private func checkDepth() throws {
-            if frames.count >= maxDepth {
+            if frames.count &+ baseLevel >= maxDepth {
                 throw ArchiveError.limitExceeded(
                     .depth, "the tree nests deeper than \(maxDepth) levels", path: currentPath())
             }
@@ -293,17 +305,17 @@ extension JSONWriter {
         private mutating func openTagged(_ tag: String) throws {
             try checkDepth()
             output.append(UInt8(ascii: "{"))
-            newline(frames.count &+ 1)
+            newline(frames.count &+ baseLevel &+ 1)
             writeKey(tag)
         }
 
         private mutating func closeTagged() {
-            newline(frames.count)
+            newline(frames.count &+ baseLevel)
             output.append(UInt8(ascii: "}"))
         }
 
         @inline(__always)
-        private mutating func newline(_ level: Int) {
+        mutating func newline(_ level: Int) {
             guard pretty else { return }
             output.append(UInt8(ascii: "\n"))
             output.append(repeating: 0x20, count: level &* 2)
@@ -311,7 +323,7 @@ extension JSONWriter {
 
         /// Writes `"key":`; with `escapingReserved`, a key starting with `$` gets one more `$`.
         @inline(__always)
-        private mutating func writeKey(_ key: String, escapingReserved: Bool = false) {
+        mutating func writeKey(_ key: String, escapingReserved: Bool = false) {
             var key = key
             key.withUTF8 { appendQuoted($0, escapingReserved: escapingReserved) }
             output.append(UInt8(ascii: ":"))
@@ -325,7 +337,7 @@ extension JSONWriter {
             output.append(text)
         }
 
-        private mutating func writeDouble(_ number: Double) throws {
+        mutating func writeDouble(_ number: Double) throws {
             if writeShortDecimal(number) { return }
             if number.isFinite {
                 var text = number.description
@@ -417,7 +429,7 @@ extension JSONWriter {
             }
         }
 
-        private mutating func writeDate(_ date: Date) throws {
+        mutating func writeDate(_ date: Date) throws {
             let seconds = date.timeIntervalSinceReferenceDate
             guard seconds.isFinite else {
                 throw invalid("a date with a non-finite time (\(seconds)) cannot be written")
@@ -438,7 +450,7 @@ extension JSONWriter {
             writeString(text)
         }
 
-        private mutating func writeInteger(_ number: Int64) {
+        mutating func writeInteger(_ number: Int64) {
             if number < 0 {
                 output.append(UInt8(ascii: "-"))
                 writeInteger(UInt64(bitPattern: 0 &- number))
@@ -447,7 +459,7 @@ extension JSONWriter {
             }
         }
 
-        private mutating func writeInteger(_ number: UInt64) {
+        mutating func writeInteger(_ number: UInt64) {
             if number < 10 {
                 output.append(UInt8(truncatingIfNeeded: number) &+ UInt8(ascii: "0"))
                 return

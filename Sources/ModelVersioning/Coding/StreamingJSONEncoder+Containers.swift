@@ -1,0 +1,336 @@
+import Foundation
+
+/// The keyed container of ``StreamingJSONEncoder``: writes each entry as it comes, applying
+/// the model's encoding behaviours as ``TreeKeyedEncodingContainer`` does (excluded keys are
+/// skipped; a conditional reference ends the streaming run).
+struct StreamingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let encoder: StreamingJSONEncoder
+    /// The frame it writes into (see ``StreamingJSONEncoder``).
+    let serial: Int
+    let model: ModelInfo?
+
+    var codingPath: [any CodingKey] { encoder.codingPath }
+
+    /// Starts the entry for `key`; `false` when the model excludes the key.
+    @inline(__always)
+    private func begin(_ key: Key) throws -> Bool {
+        let name = key.stringValue
+        if let model, !model.behaviors.isEmpty, model.behavior(forKey: name) == .excluded { return false }
+        try encoder.beginKey(name, in: serial)
+        return true
+    }
+
+    mutating func encodeNil(forKey key: Key) throws {
+        if try begin(key) { encoder.writeNull() }
+    }
+
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+        if try begin(key) { encoder.writeBool(value) }
+    }
+
+    mutating func encode(_ value: String, forKey key: Key) throws {
+        if try begin(key) { encoder.emitter.writeString(value) }
+    }
+
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        if try begin(key) { try encoder.emitter.writeDouble(value) }
+    }
+
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        if try begin(key) { try encoder.emitter.writeDouble(Double(value)) }
+    }
+
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        if try begin(key) { encoder.emitter.writeInteger(Int64(value)) }
+    }
+
+    mutating func encode(_ value: Int8, forKey key: Key) throws {
+        if try begin(key) { encoder.emitter.writeInteger(Int64(value)) }
+    }
+
+    mutating func encode(_ value: Int16, forKey key: Key) throws {
+        if try begin(key) { encoder.emitter.writeInteger(Int64(value)) }
+    }
+
+    mutating func encode(_ value: Int32, forKey key: Key) throws {
+        if try begin(key) { encoder.emitter.writeInteger(Int64(value)) }
+    }
+
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+        if try begin(key) { encoder.emitter.writeInteger(value) }
+    }
+
+    mutating func encode(_ value: UInt, forKey key: Key) throws {
+        if try begin(key) { encoder.emitter.writeInteger(UInt64(value)) }
+    }
+
+    mutating func encode(_ value: UInt8, forKey key: Key) throws {
+        if try begin(key) { encoder.emitter.writeInteger(Int64(value)) }
+    }
+
+    mutating func encode(_ value: UInt16, forKey key: Key) throws {
+        if try begin(key) { encoder.emitter.writeInteger(Int64(value)) }
+    }
+
+    mutating func encode(_ value: UInt32, forKey key: Key) throws {
+        if try begin(key) { encoder.emitter.writeInteger(Int64(value)) }
+    }
+
+    mutating func encode(_ value: UInt64, forKey key: Key) throws {
+        if try begin(key) { encoder.emitter.writeInteger(value) }
+    }
+
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        if T.self == UnknownFields.self {
+            // Archived keys and versions to write back: the tree encoder merges them in.
+            guard let extras = value as? UnknownFields, extras.isEmpty, extras.archivedVersion == nil else {
+                throw StreamingJSONEncoder.Unsupported()
+            }
+            return
+        }
+        let name = key.stringValue
+        if let model, !model.behaviors.isEmpty {
+            switch model.behavior(forKey: name) {
+            case .excluded: return
+            case .conditional: throw StreamingJSONEncoder.Unsupported()
+            case .unconditional: break
+            }
+        }
+        // Values the tree leaves out when they encode to null (`OmittedWhenNull`) never get
+        // here: they encode through the tree (`EncodesThroughTree`).
+        try encoder.beginKey(name, in: serial)
+        try encoder.box(value, key: key)
+    }
+
+    mutating func encodeConditional<T: AnyObject & Encodable>(_ object: T, forKey key: Key) throws {
+        throw StreamingJSONEncoder.Unsupported()
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
+        encoder.markUnsupported()
+        return KeyedEncodingContainer(
+            StreamingKeyedEncodingContainer<NestedKey>(
+                encoder: encoder, serial: StreamingJSONEncoder.noContainer, model: nil))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        encoder.markUnsupported()
+        return StreamingUnkeyedEncodingContainer(encoder: encoder, serial: StreamingJSONEncoder.noContainer)
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        encoder.markUnsupported()
+        return encoder
+    }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        encoder.markUnsupported()
+        return encoder
+    }
+}
+
+/// The unkeyed container of ``StreamingJSONEncoder``.
+struct StreamingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
+    let encoder: StreamingJSONEncoder
+    /// The frame it writes into (see ``StreamingJSONEncoder``).
+    let serial: Int
+
+    var codingPath: [any CodingKey] { encoder.codingPath }
+
+    var count: Int { encoder.elementCount(serial) }
+
+    mutating func encodeNil() throws {
+        _ = try encoder.beginElement(serial)
+        encoder.writeNull()
+    }
+
+    mutating func encode(_ value: Bool) throws {
+        _ = try encoder.beginElement(serial)
+        encoder.writeBool(value)
+    }
+
+    mutating func encode(_ value: String) throws {
+        _ = try encoder.beginElement(serial)
+        encoder.emitter.writeString(value)
+    }
+
+    mutating func encode(_ value: Double) throws {
+        _ = try encoder.beginElement(serial)
+        try encoder.emitter.writeDouble(value)
+    }
+
+    mutating func encode(_ value: Float) throws {
+        _ = try encoder.beginElement(serial)
+        try encoder.emitter.writeDouble(Double(value))
+    }
+
+    mutating func encode(_ value: Int) throws {
+        _ = try encoder.beginElement(serial)
+        encoder.emitter.writeInteger(Int64(value))
+    }
+
+    mutating func encode(_ value: Int8) throws {
+        _ = try encoder.beginElement(serial)
+        encoder.emitter.writeInteger(Int64(value))
+    }
+
+    mutating func encode(_ value: Int16) throws {
+        _ = try encoder.beginElement(serial)
+        encoder.emitter.writeInteger(Int64(value))
+    }
+
+    mutating func encode(_ value: Int32) throws {
+        _ = try encoder.beginElement(serial)
+        encoder.emitter.writeInteger(Int64(value))
+    }
+
+    mutating func encode(_ value: Int64) throws {
+        _ = try encoder.beginElement(serial)
+        encoder.emitter.writeInteger(value)
+    }
+
+    mutating func encode(_ value: UInt) throws {
+        _ = try encoder.beginElement(serial)
+        encoder.emitter.writeInteger(UInt64(value))
+    }
+
+    mutating func encode(_ value: UInt8) throws {
+        _ = try encoder.beginElement(serial)
+        encoder.emitter.writeInteger(Int64(value))
+    }
+
+    mutating func encode(_ value: UInt16) throws {
+        _ = try encoder.beginElement(serial)
+        encoder.emitter.writeInteger(Int64(value))
+    }
+
+    mutating func encode(_ value: UInt32) throws {
+        _ = try encoder.beginElement(serial)
+        encoder.emitter.writeInteger(Int64(value))
+    }
+
+    mutating func encode(_ value: UInt64) throws {
+        _ = try encoder.beginElement(serial)
+        encoder.emitter.writeInteger(value)
+    }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        let index = try encoder.beginElement(serial)
+        try encoder.box(value, key: ArchiveCodingKey(index: index))
+    }
+
+    mutating func encodeConditional<T: AnyObject & Encodable>(_ object: T) throws {
+        throw StreamingJSONEncoder.Unsupported()
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
+        -> KeyedEncodingContainer<NestedKey>
+    {
+        encoder.markUnsupported()
+        return KeyedEncodingContainer(
+            StreamingKeyedEncodingContainer<NestedKey>(
+                encoder: encoder, serial: StreamingJSONEncoder.noContainer, model: nil))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        encoder.markUnsupported()
+        return StreamingUnkeyedEncodingContainer(encoder: encoder, serial: StreamingJSONEncoder.noContainer)
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        encoder.markUnsupported()
+        return encoder
+    }
+}
+
+/// The single-value container of ``StreamingJSONEncoder``: writes the value in place of the
+/// running value, once.
+struct StreamingSingleValueEncodingContainer: SingleValueEncodingContainer {
+    let encoder: StreamingJSONEncoder
+    /// The running value it belongs to (an index into the encoder's levels).
+    let level: Int
+
+    var codingPath: [any CodingKey] { encoder.codingPath }
+
+    mutating func encodeNil() throws {
+        try encoder.beginSingleValue(at: level)
+        encoder.writeNull()
+    }
+
+    mutating func encode(_ value: Bool) throws {
+        try encoder.beginSingleValue(at: level)
+        encoder.writeBool(value)
+    }
+
+    mutating func encode(_ value: String) throws {
+        try encoder.beginSingleValue(at: level)
+        encoder.emitter.writeString(value)
+    }
+
+    mutating func encode(_ value: Double) throws {
+        try encoder.beginSingleValue(at: level)
+        try encoder.emitter.writeDouble(value)
+    }
+
+    mutating func encode(_ value: Float) throws {
+        try encoder.beginSingleValue(at: level)
+        try encoder.emitter.writeDouble(Double(value))
+    }
+
+    mutating func encode(_ value: Int) throws {
+        try encoder.beginSingleValue(at: level)
+        encoder.emitter.writeInteger(Int64(value))
+    }
+
+    mutating func encode(_ value: Int8) throws {
+        try encoder.beginSingleValue(at: level)
+        encoder.emitter.writeInteger(Int64(value))
+    }
+
+    mutating func encode(_ value: Int16) throws {
+        try encoder.beginSingleValue(at: level)
+        encoder.emitter.writeInteger(Int64(value))
+    }
+
+    mutating func encode(_ value: Int32) throws {
+        try encoder.beginSingleValue(at: level)
+        encoder.emitter.writeInteger(Int64(value))
+    }
+
+    mutating func encode(_ value: Int64) throws {
+        try encoder.beginSingleValue(at: level)
+        encoder.emitter.writeInteger(value)
+    }
+
+    mutating func encode(_ value: UInt) throws {
+        try encoder.beginSingleValue(at: level)
+        encoder.emitter.writeInteger(UInt64(value))
+    }
+
+    mutating func encode(_ value: UInt8) throws {
+        try encoder.beginSingleValue(at: level)
+        encoder.emitter.writeInteger(Int64(value))
+    }
+
+    mutating func encode(_ value: UInt16) throws {
+        try encoder.beginSingleValue(at: level)
+        encoder.emitter.writeInteger(Int64(value))
+    }
+
+    mutating func encode(_ value: UInt32) throws {
+        try encoder.beginSingleValue(at: level)
+        encoder.emitter.writeInteger(Int64(value))
+    }
+
+    mutating func encode(_ value: UInt64) throws {
+        try encoder.beginSingleValue(at: level)
+        encoder.emitter.writeInteger(value)
+    }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        try encoder.beginSingleValue(at: level)
+        try encoder.box(value, key: nil)
+    }
+}

@@ -1,0 +1,384 @@
+import Foundation
+
+/// Encodes a value straight to JSON bytes, without building an `ArchiveValue` tree first.
+///
+/// ``ArchiveEncoder/encode(_:)`` tries it first for JSON. It covers what most archives hold:
+/// structs and enums, models that are value types, arrays, optionals, strings, numbers, dates and
+/// data. It writes through ``JSONWriter/Emitter``, the tree writer's own scalar and layout code,
+/// in the order the tree encoder would put things in the tree, so the bytes are the ones
+/// `JSONWriter.write(encoder.encodeTree(value))` gives.
+///
+/// What needs the whole tree ends the run (``Unsupported``) and the tree encoder encodes the
+/// value instead: model class instances (identities are assigned over the whole graph),
+/// conditional references, unordered collections (sorted first), archived extras
+/// (``UnknownFields``), a key written twice (the tree keeps its first position and last
+/// value), nested containers and super encoders, a value that writes after a nested value has
+/// taken over, and every error, so that error messages and paths are the tree encoder's.
+///
+/// One instance serves a run: ``levels`` holds the values whose `encode(to:)` is running (their
+/// keys are the coding path), ``frames`` the JSON arrays and objects still open. A container
+/// remembers the serial of the frame it writes into and may write only while that frame is the
+/// innermost one.
+final class StreamingJSONEncoder: Encoder {
+    /// Ends a run that the tree encoder must do.
+    struct Unsupported: Error {}
+
+    /// A value whose `encode(to:)` is running.
+    struct Level {
+        var key: (any CodingKey)?
+        var model: ModelInfo?
+        /// The serial of the frame its container opened, ``noContainer`` or ``singleValue``.
+        var container: Int
+    }
+
+    /// An open JSON array or object.
+    struct Frame {
+        var serial: Int
+        var isArray: Bool
+        /// Children written so far; for an object, its metadata keys too.
+        var count: Int
+        /// Keys written so far.
+        var written: Int
+        /// The `CodingKey` type of its container, for ``recentKeys``.
+        var keyType: ObjectIdentifier?
+        /// The keys the last container of that type wrote at this depth, all distinct: while
+        /// this one writes the same keys in the same order, none of them can repeat, and its
+        /// keys need not be kept.
+        var known: [String]
+        var matchesKnown: Bool
+        /// Once it has left `known`: where its keys start on ``keys``.
+        var keysStart: Int
+    }
+
+    static let noContainer = -1
+    static let singleValue = -2
+
+    let session: EncodingSession
+    private let markup: Bool
+    private let maxDepth: Int
+    // The state below is touched on every value; its accesses never overlap (one run, one
+    // thread, no access spans a call into a model), so the exclusivity checks are off.
+    @exclusivity(unchecked) var emitter: JSONWriter.Emitter
+    @exclusivity(unchecked) private var levels = MoveStack<Level>(initialCapacity: 16)
+    @exclusivity(unchecked) private var frames = MoveStack<Frame>(initialCapacity: 16)
+    /// The keys of the open objects that have left their known sequence, innermost last.
+    @exclusivity(unchecked) private var keys: [String] = []
+    /// The last key sequence written at each depth, with its `CodingKey` type.
+    @exclusivity(unchecked) private var recentKeys: [(keyType: ObjectIdentifier, keys: [String])] = []
+    private var nextSerial = 0
+    /// Set when a method that cannot throw met something only the tree encoder can do.
+    private var failed = false
+
+    private init(session: EncodingSession, options: ArchiveWritingOptions) {
+        self.session = session
+        markup = options.markup != .plain
+        maxDepth = options.limits.maxDepth
+        emitter = JSONWriter.Emitter(options: options)
+    }
+
+    /// The archive `archiveEncoder` writes for `value` in JSON, or `nil` when the tree encoder
+    /// must write it (see the type's discussion).
+    static func encode<T: Encodable>(_ value: T, with archiveEncoder: ArchiveEncoder) -> Data? {
+        let options = archiveEncoder.writingOptions
+        let session = EncodingSession(
+            registry: archiveEncoder.registry, limits: options.limits, userInfo: archiveEncoder.userInfo)
+        let encoder = StreamingJSONEncoder(session: session, options: options)
+        do {
+            try encoder.writeEnvelope(
+                value, document: archiveEncoder.document, documentVersion: archiveEncoder.documentVersion)
+        } catch {
+            return nil
+        }
+        if options.prettyPrinted {
+            encoder.emitter.output.append(UInt8(ascii: "\n"))
+        }
+        return encoder.emitter.output.data()
+    }
+
+    /// Writes the envelope (``ArchiveEnvelope/tree``'s keys in its order) around `value`.
+    private func writeEnvelope<T: Encodable>(_ value: T, document: String?, documentVersion: Int?) throws {
+        levels.append(Level(key: nil, model: nil, container: Self.noContainer))
+        let serial = try openFrame(isArray: false, keyType: nil)
+        beginChild()
+        emitter.writeKey(ArchiveEnvelope.markerKey)
+        emitter.writeInteger(Int64(ArchiveEnvelope.currentFormatVersion))
+        if let document {
+            beginChild()
+            emitter.writeKey(ArchiveEnvelope.documentKey, escapingReserved: markup)
+            emitter.writeString(document)
+        }
+        if let documentVersion {
+            beginChild()
+            emitter.writeKey(ArchiveEnvelope.documentVersionKey, escapingReserved: markup)
+            emitter.writeInteger(Int64(documentVersion))
+        }
+        beginChild()
+        emitter.writeKey(ArchiveEnvelope.rootKey, escapingReserved: markup)
+        try box(value, key: nil)
+        try closeFrame(serial)
+    }
+
+    // MARK: Encoder
+
+    var codingPath: [any CodingKey] { levels.withElements(from: 0) { $0.compactMap(\.key) } }
+
+    var userInfo: [CodingUserInfoKey: Any] { session.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let serial = openContainer(isArray: false, keyType: ObjectIdentifier(Key.self))
+        return KeyedEncodingContainer(
+            StreamingKeyedEncodingContainer<Key>(
+                encoder: self, serial: serial, model: levels.count > 0 ? levels.lastAddress.pointee.model : nil))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        StreamingUnkeyedEncodingContainer(encoder: self, serial: openContainer(isArray: true, keyType: nil))
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        StreamingSingleValueEncodingContainer(encoder: self, level: levels.count - 1)
+    }
+
+    // MARK: Values
+
+    /// Writes `value` where the output stands (after its key or its array separator).
+    func box<T: Encodable>(_ value: T, key: (any CodingKey)?) throws {
+        let type = T.self
+        if type == String.self { return emitter.writeString(unsafeBitCast(value, to: String.self)) }
+        if type == Int.self { return emitter.writeInteger(Int64(unsafeBitCast(value, to: Int.self))) }
+        if type == Double.self { return try emitter.writeDouble(unsafeBitCast(value, to: Double.self)) }
+        if type == Bool.self { return writeBool(unsafeBitCast(value, to: Bool.self)) }
+        if type == Date.self { return try emitter.writeDate(unsafeBitCast(value, to: Date.self)) }
+        let requested = ObjectIdentifier(type)
+        if requested == KnownTypes.stringArray {
+            return try writeArray(unsafeBitCast(value, to: [String].self)) { $0.emitter.writeString($1) }
+        }
+        if requested == KnownTypes.doubleArray {
+            return try writeArray(unsafeBitCast(value, to: [Double].self)) { try $0.emitter.writeDouble($1) }
+        }
+        if requested == KnownTypes.intArray {
+            return try writeArray(unsafeBitCast(value, to: [Int].self)) { $0.emitter.writeInteger(Int64($1)) }
+        }
+        switch session.infos.encodingTraits(for: Swift.type(of: value)) {
+        case .primitive:
+            guard let primitive = value as? any ArchivePrimitive else {
+                return try encodeComposite(value, model: nil, key: key)
+            }
+            try writeScalar(primitive.primitiveValue)
+        case .model(let info):
+            guard !info.isClass else { throw Unsupported() }
+            try encodeComposite(value, model: info, key: key)
+        case .plain:
+            try encodeComposite(value, model: nil, key: key)
+        case .unordered, .needsTree:
+            throw Unsupported()
+        }
+    }
+
+    /// A value encoded by its own `encode(to:)`, as ``TreeEncoder`` does in `boxComposite`.
+    private func encodeComposite<T: Encodable>(_ value: T, model: ModelInfo?, key: (any CodingKey)?) throws {
+        guard levels.count - 1 < session.limits.maxDepth else { throw Unsupported() }
+        levels.append(Level(key: key, model: model, container: Self.noContainer))
+        try value.encode(to: self)
+        if failed { throw Unsupported() }
+        switch levels.lastAddress.pointee.container {
+        case Self.noContainer:
+            // Nothing written: an empty dictionary, or an object with its metadata only.
+            let serial = openContainer(isArray: false, keyType: nil)
+            if failed { throw Unsupported() }
+            try closeFrame(serial)
+        case Self.singleValue:
+            break
+        case let serial:
+            try closeFrame(serial)
+        }
+        _ = levels.removeLast()
+    }
+
+    /// A scalar node (what a primitive such as `Data` or `URL` stands for).
+    private func writeScalar(_ value: ArchiveValue) throws {
+        switch value {
+        case .array, .dictionary, .object, .reference:
+            throw Unsupported()
+        default:
+            try emitter.write(value, isTopLevel: false)
+        }
+    }
+
+    @inline(__always)
+    func writeBool(_ value: Bool) {
+        emitter.output.append(value ? "true" : "false")
+    }
+
+    @inline(__always)
+    func writeNull() {
+        emitter.output.append("null")
+    }
+
+    private func writeArray<Element>(
+        _ elements: [Element], _ write: (StreamingJSONEncoder, Element) throws -> Void
+    ) throws {
+        let serial = try openFrame(isArray: true, keyType: nil)
+        for element in elements {
+            _ = try beginElement(serial)
+            try write(self, element)
+        }
+        try closeFrame(serial)
+    }
+
+    // MARK: Containers
+
+    /// The frame of the running value's keyed or unkeyed container, opened on the first request;
+    /// on anything the tree encoder would do differently, marks the run failed and returns a
+    /// serial no frame has.
+    private func openContainer(isArray: Bool, keyType: ObjectIdentifier?) -> Int {
+        guard !failed, levels.count > 0 else { return fail() }
+        let level = levels.lastAddress.pointee
+        if level.container >= 0 {
+            // Asked again: the same container, as long as nothing nested is still open.
+            guard frames.count > 0, frames.lastAddress.pointee.serial == level.container,
+                frames.lastAddress.pointee.isArray == isArray
+            else { return fail() }
+            return level.container
+        }
+        guard level.container == Self.noContainer, !(isArray && level.model != nil) else { return fail() }
+        if let model = level.model {
+            guard !model.typeName.isEmpty, model.version >= 0 else { return fail() }
+        }
+        guard let serial = try? openFrame(isArray: isArray, keyType: keyType) else { return fail() }
+        if let model = level.model {
+            emitter.writeTypeAndVersion(typeName: model.typeName, version: model.version, level: frames.count)
+            frames.lastAddress.pointee.count = 2
+        }
+        levels.lastAddress.pointee.container = serial
+        return serial
+    }
+
+    private func fail() -> Int {
+        failed = true
+        return Self.noContainer
+    }
+
+    /// Writes `[` or `{` and pushes its frame, within ``ArchiveLimits/maxDepth`` as the tree
+    /// writer counts it.
+    private func openFrame(isArray: Bool, keyType: ObjectIdentifier?) throws -> Int {
+        guard frames.count < maxDepth else { throw Unsupported() }
+        emitter.output.append(isArray ? UInt8(ascii: "[") : UInt8(ascii: "{"))
+        let depth = frames.count
+        var known: [String] = []
+        if let keyType, depth < recentKeys.count, recentKeys[depth].keyType == keyType {
+            known = recentKeys[depth].keys
+        }
+        let serial = nextSerial
+        nextSerial &+= 1
+        frames.append(
+            Frame(
+                serial: serial, isArray: isArray, count: 0, written: 0, keyType: keyType, known: known,
+                matchesKnown: true, keysStart: 0))
+        emitter.baseLevel = frames.count
+        return serial
+    }
+
+    /// Closes the innermost frame, which must be `serial`'s.
+    private func closeFrame(_ serial: Int) throws {
+        guard frames.count > 0, frames.lastAddress.pointee.serial == serial else { throw Unsupported() }
+        let frame = frames.removeLast()
+        let depth = frames.count
+        if let keyType = frame.keyType, !frame.matchesKnown || frame.written != frame.known.count {
+            let sequence: [String]
+            if frame.matchesKnown {
+                sequence = Array(frame.known[0..<frame.written])
+            } else {
+                sequence = Array(keys[frame.keysStart...])
+                keys.removeSubrange(frame.keysStart...)
+            }
+            let recent = (keyType: keyType, keys: sequence)
+            if depth < recentKeys.count {
+                recentKeys[depth] = recent
+            } else {
+                recentKeys.append(contentsOf: repeatElement(recent, count: depth + 1 - recentKeys.count))
+            }
+        }
+        emitter.baseLevel = depth
+        if frame.count > 0 { emitter.newline(depth) }
+        emitter.output.append(frame.isArray ? UInt8(ascii: "]") : UInt8(ascii: "}"))
+    }
+
+    /// The separator and indentation before the next child of the innermost frame.
+    @inline(__always)
+    private func beginChild() {
+        beginChild(of: frames.lastAddress)
+    }
+
+    @inline(__always)
+    private func beginChild(of frame: UnsafeMutablePointer<Frame>) {
+        if frame.pointee.count > 0 { emitter.output.append(UInt8(ascii: ",")) }
+        frame.pointee.count &+= 1
+        emitter.newline(frames.count)
+    }
+
+    /// The innermost frame, which must be `serial`'s.
+    @inline(__always)
+    private func innermostFrame(_ serial: Int) throws -> UnsafeMutablePointer<Frame> {
+        guard !failed, frames.count > 0 else { throw Unsupported() }
+        // Valid until the next push or pop of a frame.
+        let frame = frames.lastAddress
+        guard frame.pointee.serial == serial else { throw Unsupported() }
+        return frame
+    }
+
+    /// Starts the entry `key` of the object `serial`: a key it has not written yet.
+    func beginKey(_ key: String, in serial: Int) throws {
+        let frame = try innermostFrame(serial)
+        let position = frame.pointee.written
+        if frame.pointee.matchesKnown {
+            if position >= frame.pointee.known.count || frame.pointee.known[position] != key {
+                // Off the known sequence: keep the keys from here on, and check each new one.
+                frame.pointee.matchesKnown = false
+                frame.pointee.keysStart = keys.count
+                keys.append(contentsOf: frame.pointee.known[0..<position])
+                try appendNewKey(key, from: frame.pointee.keysStart)
+            }
+        } else {
+            try appendNewKey(key, from: frame.pointee.keysStart)
+        }
+        frame.pointee.written &+= 1
+        beginChild(of: frame)
+        emitter.writeKey(key, escapingReserved: markup)
+    }
+
+    private func appendNewKey(_ key: String, from start: Int) throws {
+        for index in start..<keys.count where keys[index] == key {
+            throw Unsupported()
+        }
+        keys.append(key)
+    }
+
+    /// Starts the next element of the array `serial`; returns its index.
+    func beginElement(_ serial: Int) throws -> Int {
+        let frame = try innermostFrame(serial)
+        let index = frame.pointee.count
+        beginChild(of: frame)
+        return index
+    }
+
+    /// The elements written into the array `serial`.
+    func elementCount(_ serial: Int) -> Int {
+        guard frames.count > 0, frames.lastAddress.pointee.serial == serial else { return 0 }
+        return frames.lastAddress.pointee.count
+    }
+
+    /// Starts the single value of the value at `level`, which must still be running and have
+    /// written nothing.
+    func beginSingleValue(at level: Int) throws {
+        guard !failed, level > 0, level == levels.count - 1 else { throw Unsupported() }
+        let current = levels.lastAddress
+        guard current.pointee.container == Self.noContainer, current.pointee.model == nil else { throw Unsupported() }
+        current.pointee.container = Self.singleValue
+    }
+
+    /// Marks the run failed, for methods that cannot throw.
+    func markUnsupported() {
+        failed = true
+    }
+}

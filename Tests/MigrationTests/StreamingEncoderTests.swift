@@ -1,0 +1,293 @@
+import Foundation
+import Testing
+
+@testable import ModelVersioning
+
+// Values for the streaming JSON encoder: what it writes must be byte for byte what the tree
+// encoder and JSONWriter write, and what it cannot write the same way must go to the tree.
+
+private struct StreamPoint: Codable {
+    var x: Double
+    var y: Double
+}
+
+private enum StreamKind: String, Codable {
+    case circle, square
+}
+
+private struct StreamEmpty: Codable {}
+
+private struct StreamBare: VersionedModel {
+    static let archiveTypeName = "Bare"
+}
+
+/// Every primitive the coders know, optionals, nested arrays and a plain struct.
+private struct StreamItem: VersionedModel {
+    var id: Int
+    var title: String
+    var kind: StreamKind
+    var center: StreamPoint
+    var tags: [String]
+    var weights: [Double]
+    var counts: [Int]
+    var note: String?
+    var created: Date
+    var blob: Data
+    var link: URL
+    var amount: Decimal
+    var small: Int8
+    var big: UInt64
+    var ratio: Float
+    var flag: Bool
+    var grid: [[Int]]
+    var gaps: [Int?]
+    var extras = UnknownFields()
+
+    static let archiveTypeName = "Item"
+    static let modelVersion = 3
+
+    static func sample(_ index: Int) -> StreamItem {
+        StreamItem(
+            id: index - 2, title: "Item \"\(index)\"\n\\ é ✓", kind: index % 2 == 0 ? .circle : .square,
+            center: StreamPoint(x: Double(index) / 8, y: -0.0), tags: index % 3 == 0 ? [] : ["a", "b\u{1}"],
+            weights: [1e-7, 0.1, 1e300, 12345.678], counts: [Int.min, 0, Int.max], note: index % 2 == 0 ? nil : "n",
+            created: Date(timeIntervalSinceReferenceDate: Double(index) * 1000.5), blob: Data([0, 1, 2, UInt8(index)]),
+            link: URL(string: "https://example.com/\(index)?q=1")!, amount: Decimal(string: "12.34")!, small: -128,
+            big: UInt64.max, ratio: 0.1, flag: index % 2 == 1, grid: [[], [1, 2]], gaps: [nil, 3])
+    }
+}
+
+/// Keys that need archive markup escaping, and a model property the model leaves out.
+private struct StreamEscapes: VersionedModel {
+    var dollar: Int
+    var plain: String
+    var skipped: [String: Int]
+
+    static let archiveTypeName = "Escapes"
+    static let encodingBehaviors: [String: EncodingBehavior] = ["skipped": .excluded]
+
+    private enum CodingKeys: String, CodingKey {
+        case dollar = "$dollar"
+        case plain
+        case skipped
+    }
+}
+
+/// Writes its keys in an order that depends on the value, so the known key sequence changes.
+private struct StreamShuffled: Codable {
+    var first: Bool
+
+    private enum CodingKeys: String, CodingKey {
+        case a, b, c
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        if first {
+            try container.encode(1, forKey: .a)
+            try container.encode(2, forKey: .b)
+        } else {
+            try container.encode(3, forKey: .b)
+            try container.encode(4, forKey: .c)
+            try container.encode(5, forKey: .a)
+        }
+    }
+
+    init(first: Bool) {
+        self.first = first
+    }
+
+    init(from decoder: any Decoder) throws {
+        first = true
+    }
+}
+
+private struct StreamLibrary: VersionedModel {
+    var items: [StreamItem]
+    var bare: StreamBare
+    var empty: StreamEmpty
+    var escapes: StreamEscapes
+    var shuffled: [StreamShuffled]
+    var nested: [StreamLibrary]
+
+    static let archiveTypeName = "Library"
+    static let modelVersion = 2
+
+    static func sample(depth: Int = 1) -> StreamLibrary {
+        StreamLibrary(
+            items: (0..<4).map(StreamItem.sample), bare: StreamBare(), empty: StreamEmpty(),
+            escapes: StreamEscapes(dollar: 7, plain: "$not a key", skipped: ["x": 1]),
+            shuffled: [StreamShuffled(first: true), StreamShuffled(first: false), StreamShuffled(first: true)],
+            nested: depth > 0 ? [sample(depth: depth - 1)] : [])
+    }
+}
+
+// Values only the tree encoder writes.
+
+private final class StreamOwner: VersionedModel {
+    var name = "owner"
+    static let archiveTypeName = "Owner"
+}
+
+private struct StreamWithDictionary: Codable {
+    var counts: [String: Int]
+}
+
+private struct StreamWithSet: Codable {
+    var names: Set<String>
+}
+
+/// Writes `value` under one key twice (the tree keeps the first position and the last value).
+private struct StreamRepeater: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case value, other
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(1, forKey: .value)
+        try container.encode(2, forKey: .other)
+        try container.encode(3, forKey: .value)
+    }
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {}
+}
+
+/// Synthesized Codable for associated values uses nested containers.
+private enum StreamShape: Codable {
+    case circle(radius: Double)
+}
+
+private struct StreamPolymorphicKind: Codable {
+    var shapes: [StreamShape]
+}
+
+/// A value that writes to its container after a nested value finished: allowed, and streamed.
+private struct StreamInterleaved: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case before, inner, after, last
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode("b", forKey: .before)
+        try container.encode(StreamPoint(x: 1, y: 2), forKey: .inner)
+        try container.encode("a", forKey: .after)
+        // Asking again gives the same container.
+        var again = encoder.container(keyedBy: CodingKeys.self)
+        try again.encode("again", forKey: .last)
+    }
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {}
+}
+
+@Suite("Streaming JSON encoder")
+struct StreamingEncoderTests {
+    /// Writing options the encoder is compared under.
+    static let optionSets: [ArchiveWritingOptions] = [
+        ArchiveWritingOptions(),
+        ArchiveWritingOptions(prettyPrinted: false),
+        ArchiveWritingOptions(prettyPrinted: true, markup: .plain),
+        ArchiveWritingOptions(prettyPrinted: false, markup: .plain),
+    ]
+
+    /// Encodes `value` under every option set, with and without a document name: the streamed
+    /// bytes (when it streams) and `encode(_:)`'s result equal the tree writer's. Returns how
+    /// many runs streamed.
+    @discardableResult
+    private func compare<T: Encodable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) -> Int {
+        var streamed = 0
+        for options in Self.optionSets {
+            for document in [nil, "Sketch"] as [String?] {
+                var encoder = ArchiveEncoder(writingOptions: options)
+                encoder.document = document
+                encoder.documentVersion = document == nil ? nil : 3
+                let tree = Result { try encoder.format.write(try encoder.encodeTree(value), options: options) }
+                let direct = StreamingJSONEncoder.encode(value, with: encoder)
+                let viaEncode = Result { try encoder.encode(value) }
+                switch (tree, viaEncode) {
+                case (.success(let expected), .success(let actual)):
+                    #expect(
+                        String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self),
+                        sourceLocation: sourceLocation)
+                    if let direct {
+                        streamed += 1
+                        #expect(direct == expected, sourceLocation: sourceLocation)
+                    }
+                case (.failure(let expected), .failure(let actual)):
+                    #expect("\(actual)" == "\(expected)", sourceLocation: sourceLocation)
+                    #expect(
+                        direct == nil, "a value the tree cannot write does not stream", sourceLocation: sourceLocation)
+                default:
+                    Issue.record("tree: \(tree), encode(_:): \(viaEncode)", sourceLocation: sourceLocation)
+                }
+            }
+        }
+        return streamed
+    }
+
+    @Test("models, plain structs, enums, optionals, arrays and every primitive stream with the tree's bytes")
+    func sameBytes() {
+        let runs = Self.optionSets.count * 2
+        #expect(compare(StreamLibrary.sample(depth: 2)) == runs)
+        #expect(compare([StreamItem.sample(1), StreamItem.sample(2)]) == runs)
+        #expect(compare(StreamInterleaved()) == runs)
+        #expect(compare(StreamEmpty()) == runs)
+        #expect(compare(StreamBare()) == runs)
+        #expect(compare(["a", "b"]) == runs)
+        #expect(compare([[1.5, -0.0]]) == runs)
+        #expect(compare(42) == runs)
+        #expect(compare(Optional<Int>.none) == runs)
+        #expect(compare(StreamKind.square) == runs)
+        #expect(compare(ArchiveValue.string("tree node")) == runs)
+    }
+
+    @Test("values that need the whole tree are written by the tree encoder, with the same bytes")
+    func treeOnly() throws {
+        #expect(compare(StreamOwner()) == 0, "model class instances get identities")
+        #expect(compare([StreamOwner(), StreamOwner()]) == 0)
+        #expect(compare(StreamWithDictionary(counts: ["b": 2, "a": 1, "c": 3])) == 0, "dictionaries are sorted")
+        #expect(compare(StreamWithSet(names: ["z", "y", "x"])) == 0, "sets are sorted")
+        #expect(compare(StreamRepeater()) == 0, "a repeated key keeps its first position")
+        #expect(compare(StreamPolymorphicKind(shapes: [.circle(radius: 2)])) == 0, "nested containers")
+        #expect(compare(ArchiveValue.array([1, 2])) == 0, "tree nodes with children")
+        var lenient = DecodingOptions()
+        lenient.allowsNewerVersions = true
+        let archived = try ArchiveEncoder().encodeValue(StreamItem.sample(1)).addingField("future", 1)
+        let decoded = try ArchiveDecoder(options: lenient).decode(StreamItem.self, fromTree: archived)
+        #expect(!decoded.extras.isEmpty)
+        #expect(compare(decoded) == 0, "archived extras are merged into the fields")
+    }
+
+    @Test("errors and limits are the tree encoder's")
+    func errors() {
+        // Plain JSON has no NaN: both fail alike; archive markup streams the tagged value.
+        #expect(compare([Double.nan, .infinity]) == Self.optionSets.count)
+        var deep: [[[[Int]]]] = [[[[1]]]]
+        deep.append([])
+        var limits = ArchiveLimits.default
+        limits.maxDepth = 3
+        let options = ArchiveWritingOptions(limits: limits)
+        let encoder = ArchiveEncoder(writingOptions: options)
+        #expect(StreamingJSONEncoder.encode(deep, with: encoder) == nil)
+        let error = #expect(throws: ArchiveError.self) { try encoder.encode(deep) }
+        #expect(error?.code == .limitExceeded)
+        let treeError = #expect(throws: ArchiveError.self) {
+            try encoder.format.write(try encoder.encodeTree(deep), options: options)
+        }
+        #expect("\(String(describing: error))" == "\(String(describing: treeError))")
+    }
+}
+
+extension ArchiveValue {
+    /// The same object with one more field.
+    fileprivate func addingField(_ key: String, _ value: ArchiveValue) -> ArchiveValue {
+        guard case .object(var object) = self else { return self }
+        object.fields[key] = value
+        return .object(object)
+    }
+}
