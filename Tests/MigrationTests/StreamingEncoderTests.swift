@@ -122,6 +122,76 @@ private struct StreamLibrary: VersionedModel {
     }
 }
 
+/// Polymorphic values of value-type models: each element is stamped with its own type.
+private protocol StreamFigure: Codable {}
+
+private struct StreamDot: VersionedModel, StreamFigure {
+    var size: Int
+    static let archiveTypeName = "Dot"
+}
+
+private struct StreamLine: VersionedModel, StreamFigure {
+    var from: StreamPoint
+    var to: StreamPoint
+    static let archiveTypeName = "Line"
+    static let modelVersion = 2
+}
+
+private struct StreamSketch: VersionedModel {
+    @Polymorphic var figures: [any StreamFigure]
+    @Polymorphic var focus: (any StreamFigure)?
+    @Polymorphic var main: any StreamFigure
+    @Polymorphic var layers: [String: [any StreamFigure]] = [:]
+    static let archiveTypeName = "Sketch"
+}
+
+/// Uses super encoders the way hand-written code can: one left unused, one used after its
+/// container went on (the tree puts that value where the super encoder was asked for).
+private struct StreamSuperUser: Codable {
+    var late: Bool
+
+    private enum CodingKeys: String, CodingKey {
+        case unused, first, second
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        _ = container.superEncoder(forKey: .unused)
+        let first = container.superEncoder(forKey: .first)
+        if late {
+            try container.encode(2, forKey: .second)
+            try StreamPoint(x: 1, y: 1).encode(to: first)
+        } else {
+            try StreamPoint(x: 1, y: 1).encode(to: first)
+            try container.encode(2, forKey: .second)
+        }
+    }
+
+    init(late: Bool) {
+        self.late = late
+    }
+
+    init(from decoder: any Decoder) throws {
+        late = false
+    }
+}
+
+/// Asks its unkeyed container for super encoders and writes through some of them.
+private struct StreamElementWriter: Codable {
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        try "a".encode(to: container.superEncoder())
+        _ = container.superEncoder()
+        try container.encode(3)
+        var single = container.superEncoder().singleValueContainer()
+        try single.encode([StreamPoint(x: 0, y: 0)])
+    }
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {}
+}
+
 // Values only the tree encoder writes.
 
 private final class StreamOwner: VersionedModel {
@@ -244,6 +314,14 @@ struct StreamingEncoderTests {
         #expect(compare(Optional<Int>.none) == runs)
         #expect(compare(StreamKind.square) == runs)
         #expect(compare(ArchiveValue.string("tree node")) == runs)
+        let line = StreamLine(from: StreamPoint(x: 0, y: 1), to: StreamPoint(x: 2, y: 3))
+        #expect(compare(StreamSketch(figures: [StreamDot(size: 1), line], focus: nil, main: line)) == runs)
+        #expect(compare(StreamSketch(figures: [], focus: StreamDot(size: 2), main: StreamDot(size: 3))) == runs)
+        let layered = StreamSketch(
+            figures: [line], focus: nil, main: line, layers: ["top": [StreamDot(size: 4)], "bottom": [], "mid": [line]])
+        #expect(compare(layered) == runs)
+        #expect(compare(StreamElementWriter()) == runs)
+        #expect(compare(StreamSuperUser(late: false)) == runs)
     }
 
     @Test("values that need the whole tree are written by the tree encoder, with the same bytes")
@@ -254,6 +332,7 @@ struct StreamingEncoderTests {
         #expect(compare(StreamWithSet(names: ["z", "y", "x"])) == 0, "sets are sorted")
         #expect(compare(StreamRepeater()) == 0, "a repeated key keeps its first position")
         #expect(compare(StreamPolymorphicKind(shapes: [.circle(radius: 2)])) == 0, "nested containers")
+        #expect(compare(StreamSuperUser(late: true)) == 0, "a super encoder used after its container went on")
         #expect(compare(ArchiveValue.array([1, 2])) == 0, "tree nodes with children")
         var lenient = DecodingOptions()
         lenient.allowsNewerVersions = true

@@ -121,13 +121,21 @@ struct StreamingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPr
     }
 
     mutating func superEncoder() -> any Encoder {
-        encoder.markUnsupported()
-        return encoder
+        makeSuperEncoder(key: ArchiveCodingKey.superKey)
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        encoder.markUnsupported()
-        return encoder
+        makeSuperEncoder(key: key)
+    }
+
+    /// A super encoder writing under `key`. A model's super encoder applies the model's
+    /// behaviours to what it writes (see ``TreeKeyedEncodingContainer``): the tree's job.
+    private func makeSuperEncoder(key: any CodingKey) -> any Encoder {
+        guard model == nil, (try? encoder.beginKey(key.stringValue, in: serial)) != nil else {
+            encoder.markUnsupported()
+            return encoder
+        }
+        return encoder.superEncoder(key: key, frame: serial)
     }
 }
 
@@ -240,8 +248,11 @@ struct StreamingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     }
 
     mutating func superEncoder() -> any Encoder {
-        encoder.markUnsupported()
-        return encoder
+        guard let index = try? encoder.beginElement(serial) else {
+            encoder.markUnsupported()
+            return encoder
+        }
+        return encoder.superEncoder(key: ArchiveCodingKey(index: index), frame: serial)
     }
 }
 
@@ -249,88 +260,88 @@ struct StreamingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 /// running value, once.
 struct StreamingSingleValueEncodingContainer: SingleValueEncodingContainer {
     let encoder: StreamingJSONEncoder
-    /// The running value it belongs to (an index into the encoder's levels).
+    /// The serial of the level it writes.
     let level: Int
 
     var codingPath: [any CodingKey] { encoder.codingPath }
 
     mutating func encodeNil() throws {
-        try encoder.beginSingleValue(at: level)
+        try encoder.beginSingleValue(level: level)
         encoder.writeNull()
     }
 
     mutating func encode(_ value: Bool) throws {
-        try encoder.beginSingleValue(at: level)
+        try encoder.beginSingleValue(level: level)
         encoder.writeBool(value)
     }
 
     mutating func encode(_ value: String) throws {
-        try encoder.beginSingleValue(at: level)
+        try encoder.beginSingleValue(level: level)
         encoder.emitter.writeString(value)
     }
 
     mutating func encode(_ value: Double) throws {
-        try encoder.beginSingleValue(at: level)
+        try encoder.beginSingleValue(level: level)
         try encoder.emitter.writeDouble(value)
     }
 
     mutating func encode(_ value: Float) throws {
-        try encoder.beginSingleValue(at: level)
+        try encoder.beginSingleValue(level: level)
         try encoder.emitter.writeDouble(Double(value))
     }
 
     mutating func encode(_ value: Int) throws {
-        try encoder.beginSingleValue(at: level)
+        try encoder.beginSingleValue(level: level)
         encoder.emitter.writeInteger(Int64(value))
     }
 
     mutating func encode(_ value: Int8) throws {
-        try encoder.beginSingleValue(at: level)
+        try encoder.beginSingleValue(level: level)
         encoder.emitter.writeInteger(Int64(value))
     }
 
     mutating func encode(_ value: Int16) throws {
-        try encoder.beginSingleValue(at: level)
+        try encoder.beginSingleValue(level: level)
         encoder.emitter.writeInteger(Int64(value))
     }
 
     mutating func encode(_ value: Int32) throws {
-        try encoder.beginSingleValue(at: level)
+        try encoder.beginSingleValue(level: level)
         encoder.emitter.writeInteger(Int64(value))
     }
 
     mutating func encode(_ value: Int64) throws {
-        try encoder.beginSingleValue(at: level)
+        try encoder.beginSingleValue(level: level)
         encoder.emitter.writeInteger(value)
     }
 
     mutating func encode(_ value: UInt) throws {
-        try encoder.beginSingleValue(at: level)
+        try encoder.beginSingleValue(level: level)
         encoder.emitter.writeInteger(UInt64(value))
     }
 
     mutating func encode(_ value: UInt8) throws {
-        try encoder.beginSingleValue(at: level)
+        try encoder.beginSingleValue(level: level)
         encoder.emitter.writeInteger(Int64(value))
     }
 
     mutating func encode(_ value: UInt16) throws {
-        try encoder.beginSingleValue(at: level)
+        try encoder.beginSingleValue(level: level)
         encoder.emitter.writeInteger(Int64(value))
     }
 
     mutating func encode(_ value: UInt32) throws {
-        try encoder.beginSingleValue(at: level)
+        try encoder.beginSingleValue(level: level)
         encoder.emitter.writeInteger(Int64(value))
     }
 
     mutating func encode(_ value: UInt64) throws {
-        try encoder.beginSingleValue(at: level)
+        try encoder.beginSingleValue(level: level)
         encoder.emitter.writeInteger(value)
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        try encoder.beginSingleValue(at: level)
+        try encoder.beginSingleValue(level: level)
         try encoder.box(value, key: nil)
     }
 }

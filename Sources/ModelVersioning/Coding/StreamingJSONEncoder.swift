@@ -12,8 +12,11 @@ import Foundation
 /// value instead: model class instances (identities are assigned over the whole graph),
 /// conditional references, unordered collections (sorted first), archived extras
 /// (``UnknownFields``), a key written twice (the tree keeps its first position and last
-/// value), nested containers and super encoders, a value that writes after a nested value has
-/// taken over, and every error, so that error messages and paths are the tree encoder's.
+/// value), nested containers, a model's super encoder, a super encoder used after its
+/// container went on, and every error, so that error messages and paths are the tree
+/// encoder's. Super encoders of plain containers (`@Polymorphic` writes each element through
+/// one) are levels of their own, finished when their container writes its next entry or
+/// closes.
 ///
 /// One instance serves a run: ``levels`` holds the values whose `encode(to:)` is running (their
 /// keys are the coding path), ``frames`` the JSON arrays and objects still open. A container
@@ -23,12 +26,15 @@ final class StreamingJSONEncoder: Encoder {
     /// Ends a run that the tree encoder must do.
     struct Unsupported: Error {}
 
-    /// A value whose `encode(to:)` is running.
+    /// A value whose `encode(to:)` is running, or the value a super encoder writes.
     struct Level {
+        var serial: Int
         var key: (any CodingKey)?
         var model: ModelInfo?
         /// The serial of the frame its container opened, ``noContainer`` or ``singleValue``.
         var container: Int
+        /// A super encoder's value: finished when its container writes its next entry or closes.
+        var isDetached: Bool
     }
 
     /// An open JSON array or object.
@@ -97,7 +103,7 @@ final class StreamingJSONEncoder: Encoder {
 
     /// Writes the envelope (``ArchiveEnvelope/tree``'s keys in its order) around `value`.
     private func writeEnvelope<T: Encodable>(_ value: T, document: String?, documentVersion: Int?) throws {
-        levels.append(Level(key: nil, model: nil, container: Self.noContainer))
+        levels.append(Level(serial: takeSerial(), key: nil, model: nil, container: Self.noContainer, isDetached: false))
         let serial = try openFrame(isArray: false, keyType: nil)
         beginChild()
         emitter.writeKey(ArchiveEnvelope.markerKey)
@@ -136,7 +142,7 @@ final class StreamingJSONEncoder: Encoder {
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        StreamingSingleValueEncodingContainer(encoder: self, level: levels.count - 1)
+        StreamingSingleValueEncodingContainer(encoder: self, level: levels.lastAddress.pointee.serial)
     }
 
     // MARK: Values
@@ -178,9 +184,16 @@ final class StreamingJSONEncoder: Encoder {
     /// A value encoded by its own `encode(to:)`, as ``TreeEncoder`` does in `boxComposite`.
     private func encodeComposite<T: Encodable>(_ value: T, model: ModelInfo?, key: (any CodingKey)?) throws {
         guard levels.count - 1 < session.limits.maxDepth else { throw Unsupported() }
-        levels.append(Level(key: key, model: model, container: Self.noContainer))
+        let serial = takeSerial()
+        levels.append(Level(serial: serial, key: key, model: model, container: Self.noContainer, isDetached: false))
         try value.encode(to: self)
         if failed { throw Unsupported() }
+        try settle(untilLevel: serial)
+        try finishTopLevel()
+    }
+
+    /// Writes what the innermost value left open, and leaves it.
+    private func finishTopLevel() throws {
         switch levels.lastAddress.pointee.container {
         case Self.noContainer:
             // Nothing written: an empty dictionary, or an object with its metadata only.
@@ -193,6 +206,29 @@ final class StreamingJSONEncoder: Encoder {
             try closeFrame(serial)
         }
         _ = levels.removeLast()
+    }
+
+    /// Finishes the super encoders' values above the level `serial`.
+    private func settle(untilLevel serial: Int) throws {
+        while levels.count > 0 && levels.lastAddress.pointee.serial != serial {
+            guard levels.lastAddress.pointee.isDetached else { throw Unsupported() }
+            try finishTopLevel()
+        }
+        guard levels.count > 0 else { throw Unsupported() }
+    }
+
+    /// Finishes the super encoders' values written into the frame `serial` or above it: the
+    /// frame goes on, so they are done. Fails unless the frame is then the innermost one.
+    private func settle(untilFrame serial: Int) throws {
+        while levels.count > 0, levels.lastAddress.pointee.isDetached, levels.lastAddress.pointee.container != serial {
+            try finishTopLevel()
+        }
+        guard frames.count > 0, frames.lastAddress.pointee.serial == serial else { throw Unsupported() }
+    }
+
+    private func takeSerial() -> Int {
+        defer { nextSerial &+= 1 }
+        return nextSerial
     }
 
     /// A scalar node (what a primitive such as `Data` or `URL` stands for).
@@ -269,8 +305,7 @@ final class StreamingJSONEncoder: Encoder {
         if let keyType, depth < recentKeys.count, recentKeys[depth].keyType == keyType {
             known = recentKeys[depth].keys
         }
-        let serial = nextSerial
-        nextSerial &+= 1
+        let serial = takeSerial()
         frames.append(
             Frame(
                 serial: serial, isArray: isArray, count: 0, written: 0, keyType: keyType, known: known,
@@ -279,9 +314,9 @@ final class StreamingJSONEncoder: Encoder {
         return serial
     }
 
-    /// Closes the innermost frame, which must be `serial`'s.
+    /// Closes the frame `serial`, innermost once the super encoders above it are finished.
     private func closeFrame(_ serial: Int) throws {
-        guard frames.count > 0, frames.lastAddress.pointee.serial == serial else { throw Unsupported() }
+        try settle(untilFrame: serial)
         let frame = frames.removeLast()
         let depth = frames.count
         if let keyType = frame.keyType, !frame.matchesKnown || frame.written != frame.known.count {
@@ -317,14 +352,15 @@ final class StreamingJSONEncoder: Encoder {
         emitter.newline(frames.count)
     }
 
-    /// The innermost frame, which must be `serial`'s.
+    /// The frame `serial`, innermost once the super encoders above it are finished.
     @inline(__always)
     private func innermostFrame(_ serial: Int) throws -> UnsafeMutablePointer<Frame> {
-        guard !failed, frames.count > 0 else { throw Unsupported() }
+        guard !failed, frames.count > 0, levels.count > 0 else { throw Unsupported() }
+        if frames.lastAddress.pointee.serial != serial || levels.lastAddress.pointee.isDetached {
+            try settle(untilFrame: serial)
+        }
         // Valid until the next push or pop of a frame.
-        let frame = frames.lastAddress
-        guard frame.pointee.serial == serial else { throw Unsupported() }
-        return frame
+        return frames.lastAddress
     }
 
     /// Starts the entry `key` of the object `serial`: a key it has not written yet.
@@ -368,17 +404,73 @@ final class StreamingJSONEncoder: Encoder {
         return frames.lastAddress.pointee.count
     }
 
-    /// Starts the single value of the value at `level`, which must still be running and have
+    /// Starts the single value of the level `serial`, which must be the innermost one and have
     /// written nothing.
-    func beginSingleValue(at level: Int) throws {
-        guard !failed, level > 0, level == levels.count - 1 else { throw Unsupported() }
+    func beginSingleValue(level serial: Int) throws {
+        guard !failed, levels.count > 1 else { throw Unsupported() }
         let current = levels.lastAddress
-        guard current.pointee.container == Self.noContainer, current.pointee.model == nil else { throw Unsupported() }
+        guard current.pointee.serial == serial, current.pointee.container == Self.noContainer,
+            current.pointee.model == nil
+        else { throw Unsupported() }
         current.pointee.container = Self.singleValue
+    }
+
+    /// An encoder for the entry just begun in the frame of the innermost level (see
+    /// `superEncoder()`): a level of its own, finished when that frame goes on.
+    func superEncoder(key: any CodingKey, frame serial: Int) -> any Encoder {
+        guard !failed, frames.count > 0, frames.lastAddress.pointee.serial == serial, levels.count > 0,
+            levels.lastAddress.pointee.container == serial, levels.lastAddress.pointee.model == nil
+        else {
+            failed = true
+            return self
+        }
+        let level = takeSerial()
+        levels.append(Level(serial: level, key: key, model: nil, container: Self.noContainer, isDetached: true))
+        return StreamingSuperEncoder(encoder: self, level: level)
+    }
+
+    /// Whether the level `serial` is the innermost one; marks the run failed when it is not.
+    func isInnermostLevel(_ serial: Int) -> Bool {
+        if !failed, levels.count > 0, levels.lastAddress.pointee.serial == serial { return true }
+        failed = true
+        return false
     }
 
     /// Marks the run failed, for methods that cannot throw.
     func markUnsupported() {
         failed = true
+    }
+}
+
+/// The encoder `superEncoder()` returns: the streaming encoder, for as long as the entry it was
+/// made for is the innermost level. (Polymorphic arrays and dictionaries write each element
+/// through one.)
+final class StreamingSuperEncoder: Encoder {
+    let encoder: StreamingJSONEncoder
+    /// The level of its entry.
+    let level: Int
+
+    init(encoder: StreamingJSONEncoder, level: Int) {
+        self.encoder = encoder
+        self.level = level
+    }
+
+    var codingPath: [any CodingKey] { encoder.codingPath }
+
+    var userInfo: [CodingUserInfoKey: Any] { encoder.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        _ = encoder.isInnermostLevel(level)
+        return encoder.container(keyedBy: Key.self)
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        _ = encoder.isInnermostLevel(level)
+        return encoder.unkeyedContainer()
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        _ = encoder.isInnermostLevel(level)
+        return StreamingSingleValueEncodingContainer(encoder: encoder, level: level)
     }
 }
