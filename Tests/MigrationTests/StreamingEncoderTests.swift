@@ -106,7 +106,7 @@ private struct StreamLibrary: VersionedModel {
     var items: [StreamItem]
     var bare: StreamBare
     var empty: StreamEmpty
-    var escapes: StreamEscapes
+    var escapes: [StreamEscapes]
     var shuffled: [StreamShuffled]
     var nested: [StreamLibrary]
 
@@ -116,7 +116,10 @@ private struct StreamLibrary: VersionedModel {
     static func sample(depth: Int = 1) -> StreamLibrary {
         StreamLibrary(
             items: (0..<4).map(StreamItem.sample), bare: StreamBare(), empty: StreamEmpty(),
-            escapes: StreamEscapes(dollar: 7, plain: "$not a key", skipped: ["x": 1]),
+            escapes: [
+                StreamEscapes(dollar: 7, plain: "$not a key", skipped: ["x": 1]),
+                StreamEscapes(dollar: 8, plain: "", skipped: [:]),
+            ],
             shuffled: [StreamShuffled(first: true), StreamShuffled(first: false), StreamShuffled(first: true)],
             nested: depth > 0 ? [sample(depth: depth - 1)] : [])
     }

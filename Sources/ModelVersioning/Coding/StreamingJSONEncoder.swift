@@ -47,13 +47,72 @@ final class StreamingJSONEncoder: Encoder {
         var written: Int
         /// The `CodingKey` type of its container, for ``recentKeys``.
         var keyType: ObjectIdentifier?
-        /// The keys the last container of that type wrote at this depth, all distinct: while
-        /// this one writes the same keys in the same order, none of them can repeat, and its
-        /// keys need not be kept.
-        var known: [String]
+        /// The keys the last container of that type wrote at this depth: while this one writes
+        /// the same keys in the same order, none of them can repeat, its keys need not be kept,
+        /// and each is written as it was then.
+        /// `known` is kept alive by ``recentKeys``: only this frame's own close replaces it.
+        var known: KnownKeys.Pointers
         var matchesKnown: Bool
-        /// Once it has left `known`: where its keys start on ``keys``.
+        /// Once it has left `known`: where its keys start on ``keys`` and ``keyEnds``, and their
+        /// bytes on ``keyBytes``.
         var keysStart: Int
+        var bytesStart: Int
+    }
+
+    /// A key sequence, all keys distinct, and the bytes each key was written as (`"key":`, with
+    /// the run's escaping and spacing), in memory of its own so that frames read it through
+    /// plain pointers (no reference counting per key).
+    final class KnownKeys {
+        struct Pointers {
+            var count = 0
+            var keys: UnsafePointer<String>?
+            /// Where each key's bytes end in `bytes`.
+            var ends: UnsafePointer<Int>?
+            var bytes: UnsafePointer<UInt8>?
+
+            /// The bytes of the key at `index`.
+            @inline(__always)
+            func bytes(at index: Int) -> UnsafeBufferPointer<UInt8> {
+                let start = index > 0 ? ends.unsafelyUnwrapped[index &- 1] : 0
+                return UnsafeBufferPointer(
+                    start: bytes.unsafelyUnwrapped + start, count: ends.unsafelyUnwrapped[index] &- start)
+            }
+        }
+
+        let pointers: Pointers
+        private let keys: UnsafeMutableBufferPointer<String>
+        private let ends: UnsafeMutableBufferPointer<Int>
+        private let bytes: UnsafeMutableBufferPointer<UInt8>
+
+        init(keys: some Collection<String>, ends: some Collection<Int>, bytes: some Collection<UInt8>) {
+            self.keys = .allocate(capacity: keys.count)
+            _ = self.keys.initialize(from: keys)
+            self.ends = .allocate(capacity: ends.count)
+            _ = self.ends.initialize(from: ends)
+            self.bytes = .allocate(capacity: bytes.count)
+            _ = self.bytes.initialize(from: bytes)
+            pointers = Pointers(
+                count: keys.count, keys: UnsafePointer(self.keys.baseAddress),
+                ends: UnsafePointer(self.ends.baseAddress),
+                bytes: UnsafePointer(self.bytes.baseAddress))
+        }
+
+        deinit {
+            keys.deinitialize().deallocate()
+            ends.deallocate()
+            bytes.deallocate()
+        }
+
+        /// The first `count` keys of `pointers`.
+        static func prefix(_ count: Int, of pointers: Pointers) -> KnownKeys {
+            guard count > 0, let keys = pointers.keys, let ends = pointers.ends, let bytes = pointers.bytes else {
+                return KnownKeys(keys: [], ends: [], bytes: [])
+            }
+            return KnownKeys(
+                keys: UnsafeBufferPointer(start: keys, count: count),
+                ends: UnsafeBufferPointer(start: ends, count: count),
+                bytes: UnsafeBufferPointer(start: bytes, count: ends[count - 1]))
+        }
     }
 
     static let noContainer = -1
@@ -67,10 +126,13 @@ final class StreamingJSONEncoder: Encoder {
     @exclusivity(unchecked) var emitter: JSONWriter.Emitter
     @exclusivity(unchecked) private var levels = MoveStack<Level>(initialCapacity: 16)
     @exclusivity(unchecked) private var frames = MoveStack<Frame>(initialCapacity: 16)
-    /// The keys of the open objects that have left their known sequence, innermost last.
+    /// The keys of the open objects that have left their known sequence, innermost last, with
+    /// the bytes they were written as and where each one's bytes end.
     @exclusivity(unchecked) private var keys: [String] = []
+    @exclusivity(unchecked) private var keyBytes: [UInt8] = []
+    @exclusivity(unchecked) private var keyEnds: [Int] = []
     /// The last key sequence written at each depth, with its `CodingKey` type.
-    @exclusivity(unchecked) private var recentKeys: [(keyType: ObjectIdentifier, keys: [String])] = []
+    @exclusivity(unchecked) private var recentKeys: [(keyType: ObjectIdentifier, keys: KnownKeys)] = []
     private var nextSerial = 0
     /// Set when a method that cannot throw met something only the tree encoder can do.
     private var failed = false
@@ -301,15 +363,15 @@ final class StreamingJSONEncoder: Encoder {
         guard frames.count < maxDepth else { throw Unsupported() }
         emitter.output.append(isArray ? UInt8(ascii: "[") : UInt8(ascii: "{"))
         let depth = frames.count
-        var known: [String] = []
+        var known = KnownKeys.Pointers()
         if let keyType, depth < recentKeys.count, recentKeys[depth].keyType == keyType {
-            known = recentKeys[depth].keys
+            known = recentKeys[depth].keys.pointers
         }
         let serial = takeSerial()
         frames.append(
             Frame(
                 serial: serial, isArray: isArray, count: 0, written: 0, keyType: keyType, known: known,
-                matchesKnown: true, keysStart: 0))
+                matchesKnown: true, keysStart: 0, bytesStart: 0))
         emitter.baseLevel = frames.count
         return serial
     }
@@ -320,12 +382,17 @@ final class StreamingJSONEncoder: Encoder {
         let frame = frames.removeLast()
         let depth = frames.count
         if let keyType = frame.keyType, !frame.matchesKnown || frame.written != frame.known.count {
-            let sequence: [String]
+            let sequence: KnownKeys
             if frame.matchesKnown {
-                sequence = Array(frame.known[0..<frame.written])
+                sequence = KnownKeys.prefix(frame.written, of: frame.known)
             } else {
-                sequence = Array(keys[frame.keysStart...])
+                sequence = KnownKeys(
+                    keys: keys[frame.keysStart...],
+                    ends: keyEnds[frame.keysStart...].lazy.map { $0 - frame.bytesStart },
+                    bytes: keyBytes[frame.bytesStart...])
                 keys.removeSubrange(frame.keysStart...)
+                keyBytes.removeSubrange(frame.bytesStart...)
+                keyEnds.removeSubrange(frame.keysStart...)
             }
             let recent = (keyType: keyType, keys: sequence)
             if depth < recentKeys.count {
@@ -367,27 +434,35 @@ final class StreamingJSONEncoder: Encoder {
     func beginKey(_ key: String, in serial: Int) throws {
         let frame = try innermostFrame(serial)
         let position = frame.pointee.written
-        if frame.pointee.matchesKnown {
-            if position >= frame.pointee.known.count || frame.pointee.known[position] != key {
-                // Off the known sequence: keep the keys from here on, and check each new one.
-                frame.pointee.matchesKnown = false
-                frame.pointee.keysStart = keys.count
-                keys.append(contentsOf: frame.pointee.known[0..<position])
-                try appendNewKey(key, from: frame.pointee.keysStart)
-            }
-        } else {
-            try appendNewKey(key, from: frame.pointee.keysStart)
+        let known = frame.pointee.known
+        if frame.pointee.matchesKnown, position < known.count, known.keys.unsafelyUnwrapped[position] == key {
+            frame.pointee.written = position &+ 1
+            beginChild(of: frame)
+            emitter.output.append(known.bytes(at: position))
+            return
         }
-        frame.pointee.written &+= 1
-        beginChild(of: frame)
-        emitter.writeKey(key, escapingReserved: markup)
-    }
-
-    private func appendNewKey(_ key: String, from start: Int) throws {
-        for index in start..<keys.count where keys[index] == key {
+        if frame.pointee.matchesKnown {
+            // Off the known sequence: keep the keys from here on, and check each new one.
+            frame.pointee.matchesKnown = false
+            frame.pointee.keysStart = keys.count
+            frame.pointee.bytesStart = keyBytes.count
+            if position > 0, let knownKeys = known.keys, let ends = known.ends, let bytes = known.bytes {
+                keys.append(contentsOf: UnsafeBufferPointer(start: knownKeys, count: position))
+                keyBytes.append(contentsOf: UnsafeBufferPointer(start: bytes, count: ends[position &- 1]))
+                let base = frame.pointee.bytesStart
+                keyEnds.append(contentsOf: UnsafeBufferPointer(start: ends, count: position).lazy.map { $0 + base })
+            }
+        }
+        for index in frame.pointee.keysStart..<keys.count where keys[index] == key {
             throw Unsupported()
         }
         keys.append(key)
+        frame.pointee.written = position &+ 1
+        beginChild(of: frame)
+        let start = emitter.output.count
+        emitter.writeKey(key, escapingReserved: markup)
+        emitter.output.withBytes(from: start) { keyBytes.append(contentsOf: $0) }
+        keyEnds.append(keyBytes.count)
     }
 
     /// Starts the next element of the array `serial`; returns its index.

@@ -48,7 +48,9 @@ final class ModelInfo: Sendable {
 
 /// Per-run cache from a metatype to its ``ModelInfo`` (or to `nil` for types that are not
 /// models). Lives in one encoding or decoding run, so it needs no lock. The last type asked for
-/// is remembered separately: arrays of one model type then skip the hash look-up.
+/// is remembered separately: arrays of one model type then skip the hash look-up. For encoding
+/// traits the last two types are: an object and the struct inside it (a shape and its center)
+/// alternate.
 struct ModelInfoCache {
     private var cache: [ObjectIdentifier: ModelInfo?] = [:]
     private var lastType: ObjectIdentifier?
@@ -56,6 +58,8 @@ struct ModelInfoCache {
     private var traits: [ObjectIdentifier: EncodingTraits] = [:]
     private var lastTraitsType: ObjectIdentifier?
     private var lastTraits = EncodingTraits.plain
+    private var previousTraitsType: ObjectIdentifier?
+    private var previousTraits = EncodingTraits.plain
     private let registry: ModelRegistry?
 
     init(registry: ModelRegistry?) {
@@ -79,7 +83,9 @@ struct ModelInfoCache {
         let key = ObjectIdentifier(type)
         if key == lastTraitsType { return lastTraits }
         let found: EncodingTraits
-        if let cached = traits[key] {
+        if key == previousTraitsType {
+            found = previousTraits
+        } else if let cached = traits[key] {
             found = cached
         } else {
             if type is any ArchivePrimitive.Type {
@@ -95,6 +101,8 @@ struct ModelInfoCache {
             }
             traits[key] = found
         }
+        previousTraitsType = lastTraitsType
+        previousTraits = lastTraits
         lastTraitsType = key
         lastTraits = found
         return found

@@ -100,6 +100,11 @@ struct ByteBuffer: ~Copyable {
         count &+= repeated
     }
 
+    /// Calls `body` with the bytes written from `start` on.
+    func withBytes<R>(from start: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: base + start, count: count &- start))
+    }
+
     /// The bytes written so far.
     func data() -> Data {
         Data(bytes: base, count: count)
