@@ -49,6 +49,24 @@ public enum FuzzCheck {
         }
     }
 
+    /// Encodes `value` as JSON with `encode(_:)` (which writes straight from the values when it
+    /// can) and through the tree (`encodeTree(_:)` written by the JSON writer), pretty and
+    /// compact, with archive and plain markup: the two give the same bytes, or fail alike.
+    public static func sameJSON<T: Encodable>(_ value: T, registry: ModelRegistry) {
+        let optionSets = [
+            ArchiveWritingOptions(limits: limits),
+            ArchiveWritingOptions(prettyPrinted: false, markup: .plain, limits: limits),
+        ]
+        for options in optionSets {
+            let encoder = ArchiveEncoder(format: .json, writingOptions: options, registry: registry)
+            let direct = valueOrArchiveError("encode(_:)") { try encoder.encode(value) }
+            let tree = valueOrArchiveError("encodeTree(_:) written") {
+                try ArchiveFormat.json.write(try encoder.encodeTree(value), options: options)
+            }
+            precondition(direct == tree, "encode(_:) and the tree writer disagree on \(T.self)")
+        }
+    }
+
     /// Writes the named seeds into the directory in `FUZZ_WRITE_SEEDS`, if set, and exits: how
     /// `Fuzz/make-corpora.sh` asks a target for the inputs it cannot find among the fixtures.
     public static func writeSeedsIfAsked(_ seeds: () throws -> [(name: String, data: Data)]) {

@@ -4,7 +4,8 @@ import ModelVersioning
 
 // libFuzzer target: bytes → any reader → migration → ArchiveDecoder into a recursive polymorphic
 // model set (FuzzModels.swift), strictly and leniently; what decodes is encoded again in every
-// format and decoded back. A value or an ArchiveError; anything else crashes.
+// format and decoded back, and its JSON written straight from the values must equal the tree
+// writer's. A value or an ArchiveError; anything else crashes.
 //
 // `FUZZ_WRITE_SEEDS=dir fuzz-decode` writes archives of a sample document in every format.
 
@@ -58,10 +59,21 @@ public func fuzzDecode(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let lenientDocument = FuzzCheck.valueOrArchiveError("lenient decode of FuzzDocument") {
         try lenient.decode(FuzzDocument.self, fromTree: tree)
     }
-    _ = FuzzCheck.valueOrArchiveError("lenient decode of [Tagged]") {
+    let table = FuzzCheck.valueOrArchiveError("lenient decode of [String: Tagged]") {
         try lenient.decode([String: Tagged].self, fromTree: tree)
     }
+    // Value-type models, arrays and optionals: what `encode(_:)` writes without the tree.
+    let tagged = FuzzCheck.valueOrArchiveError("lenient decode of [Tagged]") {
+        try lenient.decode([Tagged].self, fromTree: tree)
+    }
+    let box = FuzzCheck.valueOrArchiveError("lenient decode of Box<Tagged>") {
+        try lenient.decode(Box<Tagged>.self, fromTree: tree)
+    }
+    if let table { FuzzCheck.sameJSON(table, registry: fuzzRegistry) }
+    if let tagged { FuzzCheck.sameJSON(tagged, registry: fuzzRegistry) }
+    if let box { FuzzCheck.sameJSON(box, registry: fuzzRegistry) }
     for decoded in [document, lenientDocument].compactMap({ $0 }) {
+        FuzzCheck.sameJSON(decoded, registry: fuzzRegistry)
         for format in [ArchiveFormat.json, .keyedArchive] {
             let encoder = ArchiveEncoder(format: format, registry: fuzzRegistry)
             if let bytes = FuzzCheck.valueOrArchiveError("encode", { try encoder.encode(decoded) }) {

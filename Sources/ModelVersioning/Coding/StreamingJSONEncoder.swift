@@ -160,7 +160,7 @@ final class StreamingJSONEncoder: Encoder {
         if options.prettyPrinted {
             encoder.emitter.output.append(UInt8(ascii: "\n"))
         }
-        return encoder.emitter.output.data()
+        return encoder.emitter.output.takeData()
     }
 
     /// Writes the envelope (``ArchiveEnvelope/tree``'s keys in its order) around `value`.

@@ -7,10 +7,12 @@ import Foundation
 /// var buffer = ByteBuffer(capacity: 1024)
 /// buffer.append(UInt8(ascii: "["))
 /// buffer.append(contentsOf: "1,2]")
-/// let data = buffer.data()      // "[1,2]"
+/// let data = buffer.takeData()  // "[1,2]"
 /// ```
 ///
-/// Noncopyable because it owns its memory.
+/// Noncopyable because it owns its memory, which comes from `malloc`: growing is a `realloc`
+/// (for a large buffer the system remaps its pages instead of copying them, so the old and new
+/// buffer are never both resident), and ``takeData()`` hands the memory to `Data` as it is.
 struct ByteBuffer: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
@@ -19,11 +21,21 @@ struct ByteBuffer: ~Copyable {
 
     init(capacity: Int) {
         self.capacity = Swift.max(capacity, 16)
-        base = .allocate(capacity: self.capacity)
+        base = Self.allocate(self.capacity)
     }
 
     deinit {
-        base.deallocate()
+        free(base)
+    }
+
+    private static func allocate(_ capacity: Int, resizing old: UnsafeMutablePointer<UInt8>? = nil)
+        -> UnsafeMutablePointer<UInt8>
+    {
+        guard let memory = realloc(old, capacity) else {
+            // As `UnsafeMutablePointer.allocate` does when the system is out of memory.
+            fatalError("out of memory: could not allocate \(capacity) bytes for the writer's output")
+        }
+        return memory.assumingMemoryBound(to: UInt8.self)
     }
 
     /// Makes room for `extra` more bytes.
@@ -35,10 +47,7 @@ struct ByteBuffer: ~Copyable {
     private mutating func grow(_ extra: Int) {
         var newCapacity = capacity &* 2
         while newCapacity &- count < extra { newCapacity &*= 2 }
-        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newBase.initialize(from: base, count: count)
-        base.deallocate()
-        base = newBase
+        base = Self.allocate(newCapacity, resizing: base)
         capacity = newCapacity
     }
 
@@ -105,8 +114,15 @@ struct ByteBuffer: ~Copyable {
         try body(UnsafeBufferPointer(start: base + start, count: count &- start))
     }
 
-    /// The bytes written so far.
-    func data() -> Data {
-        Data(bytes: base, count: count)
+    /// The bytes written so far, handed over without a copy; the buffer starts again empty.
+    ///
+    /// The `Data` owns the memory from here on (its capacity may exceed the bytes written: pages
+    /// never written are not resident).
+    mutating func takeData() -> Data {
+        let written = Data(bytesNoCopy: base, count: count, deallocator: .free)
+        capacity = 16
+        base = Self.allocate(capacity)
+        count = 0
+        return written
     }
 }

@@ -35,7 +35,7 @@ enum JSONWriter {
         if options.prettyPrinted {
             emitter.output.append(UInt8(ascii: "\n"))
         }
-        return emitter.output.data()
+        return emitter.output.takeData()
     }
 }
 
