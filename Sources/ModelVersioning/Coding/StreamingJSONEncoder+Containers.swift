@@ -345,3 +345,36 @@ struct StreamingSingleValueEncodingContainer: SingleValueEncodingContainer {
         try encoder.box(value, key: nil)
     }
 }
+
+/// The encoder `superEncoder()` returns: the streaming encoder, for as long as the entry it was
+/// made for is the innermost level. (Polymorphic arrays and dictionaries write each element
+/// through one.)
+final class StreamingSuperEncoder: Encoder {
+    let encoder: StreamingJSONEncoder
+    /// The level of its entry.
+    let level: Int
+
+    init(encoder: StreamingJSONEncoder, level: Int) {
+        self.encoder = encoder
+        self.level = level
+    }
+
+    var codingPath: [any CodingKey] { encoder.codingPath }
+
+    var userInfo: [CodingUserInfoKey: Any] { encoder.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        _ = encoder.isInnermostLevel(level)
+        return encoder.container(keyedBy: Key.self)
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        _ = encoder.isInnermostLevel(level)
+        return encoder.unkeyedContainer()
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        _ = encoder.isInnermostLevel(level)
+        return StreamingSingleValueEncodingContainer(encoder: encoder, level: level)
+    }
+}

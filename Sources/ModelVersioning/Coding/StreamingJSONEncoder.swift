@@ -59,62 +59,6 @@ final class StreamingJSONEncoder: Encoder {
         var bytesStart: Int
     }
 
-    /// A key sequence, all keys distinct, and the bytes each key was written as (`"key":`, with
-    /// the run's escaping and spacing), in memory of its own so that frames read it through
-    /// plain pointers (no reference counting per key).
-    final class KnownKeys {
-        struct Pointers {
-            var count = 0
-            var keys: UnsafePointer<String>?
-            /// Where each key's bytes end in `bytes`.
-            var ends: UnsafePointer<Int>?
-            var bytes: UnsafePointer<UInt8>?
-
-            /// The bytes of the key at `index`.
-            @inline(__always)
-            func bytes(at index: Int) -> UnsafeBufferPointer<UInt8> {
-                let start = index > 0 ? ends.unsafelyUnwrapped[index &- 1] : 0
-                return UnsafeBufferPointer(
-                    start: bytes.unsafelyUnwrapped + start, count: ends.unsafelyUnwrapped[index] &- start)
-            }
-        }
-
-        let pointers: Pointers
-        private let keys: UnsafeMutableBufferPointer<String>
-        private let ends: UnsafeMutableBufferPointer<Int>
-        private let bytes: UnsafeMutableBufferPointer<UInt8>
-
-        init(keys: some Collection<String>, ends: some Collection<Int>, bytes: some Collection<UInt8>) {
-            self.keys = .allocate(capacity: keys.count)
-            _ = self.keys.initialize(from: keys)
-            self.ends = .allocate(capacity: ends.count)
-            _ = self.ends.initialize(from: ends)
-            self.bytes = .allocate(capacity: bytes.count)
-            _ = self.bytes.initialize(from: bytes)
-            pointers = Pointers(
-                count: keys.count, keys: UnsafePointer(self.keys.baseAddress),
-                ends: UnsafePointer(self.ends.baseAddress),
-                bytes: UnsafePointer(self.bytes.baseAddress))
-        }
-
-        deinit {
-            keys.deinitialize().deallocate()
-            ends.deallocate()
-            bytes.deallocate()
-        }
-
-        /// The first `count` keys of `pointers`.
-        static func prefix(_ count: Int, of pointers: Pointers) -> KnownKeys {
-            guard count > 0, let keys = pointers.keys, let ends = pointers.ends, let bytes = pointers.bytes else {
-                return KnownKeys(keys: [], ends: [], bytes: [])
-            }
-            return KnownKeys(
-                keys: UnsafeBufferPointer(start: keys, count: count),
-                ends: UnsafeBufferPointer(start: ends, count: count),
-                bytes: UnsafeBufferPointer(start: bytes, count: ends[count - 1]))
-        }
-    }
-
     static let noContainer = -1
     static let singleValue = -2
 
@@ -514,38 +458,5 @@ final class StreamingJSONEncoder: Encoder {
     /// Marks the run failed, for methods that cannot throw.
     func markUnsupported() {
         failed = true
-    }
-}
-
-/// The encoder `superEncoder()` returns: the streaming encoder, for as long as the entry it was
-/// made for is the innermost level. (Polymorphic arrays and dictionaries write each element
-/// through one.)
-final class StreamingSuperEncoder: Encoder {
-    let encoder: StreamingJSONEncoder
-    /// The level of its entry.
-    let level: Int
-
-    init(encoder: StreamingJSONEncoder, level: Int) {
-        self.encoder = encoder
-        self.level = level
-    }
-
-    var codingPath: [any CodingKey] { encoder.codingPath }
-
-    var userInfo: [CodingUserInfoKey: Any] { encoder.userInfo }
-
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        _ = encoder.isInnermostLevel(level)
-        return encoder.container(keyedBy: Key.self)
-    }
-
-    func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        _ = encoder.isInnermostLevel(level)
-        return encoder.unkeyedContainer()
-    }
-
-    func singleValueContainer() -> any SingleValueEncodingContainer {
-        _ = encoder.isInnermostLevel(level)
-        return StreamingSingleValueEncodingContainer(encoder: encoder, level: level)
     }
 }
