@@ -49,7 +49,10 @@ public struct ArchiveEncoder: Sendable {
     ///
     /// JSON is written straight from the values when nothing needs the whole tree (no model
     /// class instances, conditional references or unordered collections; see
-    /// `StreamingJSONEncoder`), with the same bytes as writing ``encodeTree(_:)``'s tree.
+    /// `StreamingJSONEncoder`), with the same bytes as writing ``encodeTree(_:)``'s tree. When
+    /// something does, or a model's `encode(to:)` throws, the value is encoded again through the
+    /// tree, so an `encode(to:)` can run twice for one call: keep it free of side effects, as
+    /// `Encodable` expects.
     public func encode<T: Encodable>(_ value: T) throws -> Data {
         if format == .json, let data = StreamingJSONEncoder.encode(value, with: self) {
             return data
