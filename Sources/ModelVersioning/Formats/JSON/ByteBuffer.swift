@@ -116,9 +116,11 @@ struct ByteBuffer: ~Copyable {
 
     /// The bytes written so far, handed over without a copy; the buffer starts again empty.
     ///
-    /// The `Data` owns the memory from here on (its capacity may exceed the bytes written: pages
-    /// never written are not resident).
+    /// The memory is first shrunk to the bytes written (in place, or for a large buffer by
+    /// remapping), so that a short document kept as `Data` does not hold the buffer's spare
+    /// capacity; the `Data` owns it from here on.
     mutating func takeData() -> Data {
+        base = Self.allocate(Swift.max(count, 1), resizing: base)
         let written = Data(bytesNoCopy: base, count: count, deallocator: .free)
         capacity = 16
         base = Self.allocate(capacity)
