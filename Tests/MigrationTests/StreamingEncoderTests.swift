@@ -206,6 +206,32 @@ private struct StreamWithDictionary: Codable {
     var counts: [String: Int]
 }
 
+/// Writes the coding path it is encoded at (each key as `stringValue|intValue`).
+private struct StreamPathWriter: Codable {
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(encoder.codingPath.map { "\($0.stringValue)|\($0.intValue.map(String.init) ?? "-")" })
+    }
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {}
+}
+
+/// Dictionaries with `String` keys in a model, nested, empty, with keys that need escaping.
+private struct StreamAtlas: VersionedModel {
+    var places: [String: StreamPoint]
+    var nested: [String: [String: [Int]]]
+    var empty: [String: Bool]
+    var paths: [String: StreamPathWriter]
+    var optional: [String: String?]
+    static let archiveTypeName = "Atlas"
+}
+
+private struct StreamWithIntKeys: Codable {
+    var byNumber: [Int: String]
+}
+
 private struct StreamWithSet: Codable {
     var names: Set<String>
 }
@@ -325,13 +351,23 @@ struct StreamingEncoderTests {
         #expect(compare(layered) == runs)
         #expect(compare(StreamElementWriter()) == runs)
         #expect(compare(StreamSuperUser(late: false)) == runs)
+        #expect(compare(StreamWithDictionary(counts: ["b": 2, "a": 1, "c": 3, "B": 4, "10": 5, "9": 6])) == runs)
+        let atlas = StreamAtlas(
+            places: [
+                "zürich": StreamPoint(x: 1, y: 2), "$home": StreamPoint(x: 0, y: 0), "a\"b\n": StreamPoint(x: 3, y: 4),
+            ],
+            nested: ["outer": ["b": [2], "a": []], "": [:]], empty: [:],
+            paths: ["7": StreamPathWriter(), "seven": StreamPathWriter(), "-1": StreamPathWriter()],
+            optional: ["none": nil, "some": "value"])
+        #expect(compare(atlas) == runs)
+        #expect(compare([atlas, atlas]) == runs)
     }
 
     @Test("values that need the whole tree are written by the tree encoder, with the same bytes")
     func treeOnly() throws {
         #expect(compare(StreamOwner()) == 0, "model class instances get identities")
         #expect(compare([StreamOwner(), StreamOwner()]) == 0)
-        #expect(compare(StreamWithDictionary(counts: ["b": 2, "a": 1, "c": 3])) == 0, "dictionaries are sorted")
+        #expect(compare(StreamWithIntKeys(byNumber: [10: "ten", 2: "two"])) == 0, "integer keys sort as strings")
         #expect(compare(StreamWithSet(names: ["z", "y", "x"])) == 0, "sets are sorted")
         #expect(compare(StreamRepeater()) == 0, "a repeated key keeps its first position")
         #expect(compare(StreamPolymorphicKind(shapes: [.circle(radius: 2)])) == 0, "nested containers")

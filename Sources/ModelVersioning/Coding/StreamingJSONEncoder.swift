@@ -10,7 +10,8 @@ import Foundation
 ///
 /// What needs the whole tree ends the run (``Unsupported``) and the tree encoder encodes the
 /// value instead: model class instances (identities are assigned over the whole graph),
-/// conditional references, unordered collections (sorted first), archived extras
+/// conditional references, sets and dictionaries without `String` keys (sorted as trees;
+/// dictionaries with `String` keys are written in key order directly), archived extras
 /// (``UnknownFields``), a key written twice (the tree keeps its first position and last
 /// value), nested containers, a model's super encoder, a super encoder used after its
 /// container went on, and every error, so that error messages and paths are the tree
@@ -182,9 +183,33 @@ final class StreamingJSONEncoder: Encoder {
             try encodeComposite(value, model: info, key: key)
         case .plain:
             try encodeComposite(value, model: nil, key: key)
+        case .unordered(.keys):
+            // The tree sorts a dictionary's keys after `encode(to:)` wrote them; written here in
+            // that order to begin with. Only `String` keys (others encode differently).
+            guard let dictionary = value as? any StringKeyedDictionary else { throw Unsupported() }
+            try dictionary.encodeSorted(to: self, key: key)
         case .unordered, .needsTree:
             throw Unsupported()
         }
+    }
+
+    /// A dictionary with `String` keys, its entries in the order of their keys, as
+    /// `Dictionary.encode(to:)` and the tree encoder's sorting write it.
+    func encodeSorted<Value: Encodable>(_ dictionary: [String: Value], key: (any CodingKey)?) throws {
+        guard levels.count - 1 < session.limits.maxDepth else { throw Unsupported() }
+        let level = takeSerial()
+        levels.append(Level(serial: level, key: key, model: nil, container: Self.noContainer, isDetached: false))
+        let serial = try openFrame(isArray: false, keyType: nil)
+        levels.lastAddress.pointee.container = serial
+        for (name, value) in dictionary.sorted(by: { $0.key < $1.key }) {
+            // A dictionary's keys are distinct: no check for repeats.
+            let frame = try innermostFrame(serial)
+            beginChild(of: frame)
+            emitter.writeKey(name, escapingReserved: markup)
+            try box(value, key: DictionaryCodingKey(name))
+        }
+        try settle(untilLevel: level)
+        try finishTopLevel()
     }
 
     /// A value encoded by its own `encode(to:)`, as ``TreeEncoder`` does in `boxComposite`.
@@ -458,5 +483,37 @@ final class StreamingJSONEncoder: Encoder {
     /// Marks the run failed, for methods that cannot throw.
     func markUnsupported() {
         failed = true
+    }
+}
+
+/// Dictionaries that ``StreamingJSONEncoder`` writes in key order (see `encodeSorted(_:key:)`).
+protocol StringKeyedDictionary {
+    func encodeSorted(to encoder: StreamingJSONEncoder, key: (any CodingKey)?) throws
+}
+
+extension Dictionary: StringKeyedDictionary where Key == String, Value: Encodable {
+    func encodeSorted(to encoder: StreamingJSONEncoder, key: (any CodingKey)?) throws {
+        try encoder.encodeSorted(self, key: key)
+    }
+}
+
+/// The coding key of a dictionary entry, as `Dictionary.encode(to:)` makes it: the key, and
+/// its integer value when it spells one.
+struct DictionaryCodingKey: CodingKey {
+    let stringValue: String
+    let intValue: Int?
+
+    init(_ key: String) {
+        stringValue = key
+        intValue = Int(key)
+    }
+
+    init(stringValue: String) {
+        self.init(stringValue)
+    }
+
+    init?(intValue: Int) {
+        stringValue = String(intValue)
+        self.intValue = intValue
     }
 }
