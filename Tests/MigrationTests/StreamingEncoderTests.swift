@@ -179,6 +179,32 @@ private struct StreamSuperUser: Codable {
     }
 }
 
+/// Asks for its container again while a super encoder's value is open, then writes through
+/// the super encoder (the tree keeps that value where the super encoder was asked for).
+private struct StreamReentrant: Codable {
+    var late: Bool
+
+    private enum CodingKeys: String, CodingKey {
+        case first, second
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        let first = container.superEncoder(forKey: .first)
+        var again = encoder.container(keyedBy: CodingKeys.self)
+        try again.encode(2, forKey: .second)
+        if late { try StreamPoint(x: 1, y: 1).encode(to: first) }
+    }
+
+    init(late: Bool) {
+        self.late = late
+    }
+
+    init(from decoder: any Decoder) throws {
+        late = false
+    }
+}
+
 /// Asks its unkeyed container for super encoders and writes through some of them.
 private struct StreamElementWriter: Codable {
     func encode(to encoder: any Encoder) throws {
@@ -351,6 +377,7 @@ struct StreamingEncoderTests {
         #expect(compare(layered) == runs)
         #expect(compare(StreamElementWriter()) == runs)
         #expect(compare(StreamSuperUser(late: false)) == runs)
+        #expect(compare(StreamReentrant(late: false)) == runs)
         #expect(compare(StreamWithDictionary(counts: ["b": 2, "a": 1, "c": 3, "B": 4, "10": 5, "9": 6])) == runs)
         let atlas = StreamAtlas(
             places: [
@@ -372,6 +399,7 @@ struct StreamingEncoderTests {
         #expect(compare(StreamRepeater()) == 0, "a repeated key keeps its first position")
         #expect(compare(StreamPolymorphicKind(shapes: [.circle(radius: 2)])) == 0, "nested containers")
         #expect(compare(StreamSuperUser(late: true)) == 0, "a super encoder used after its container went on")
+        #expect(compare(StreamReentrant(late: true)) == 0, "a super encoder used after its encoder went on")
         #expect(compare(ArchiveValue.array([1, 2])) == 0, "tree nodes with children")
         var lenient = DecodingOptions()
         lenient.allowsNewerVersions = true

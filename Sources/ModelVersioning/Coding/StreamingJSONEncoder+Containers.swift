@@ -365,12 +365,12 @@ final class StreamingSuperEncoder: Encoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         _ = encoder.isInnermostLevel(level)
-        return encoder.container(keyedBy: Key.self)
+        return encoder.innermostKeyedContainer(keyedBy: Key.self)
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         _ = encoder.isInnermostLevel(level)
-        return encoder.unkeyedContainer()
+        return encoder.innermostUnkeyedContainer()
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {

@@ -137,19 +137,53 @@ final class StreamingJSONEncoder: Encoder {
 
     var userInfo: [CodingUserInfoKey: Any] { session.userInfo }
 
+    // The encoder itself is handed to every running value's `encode(to:)`; a super encoder's
+    // value gets a `StreamingSuperEncoder`. So a request made here comes from the innermost value
+    // that is not a super encoder's, and finishes the super encoders' values above it first.
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        finishDetachedLevels()
+        return innermostKeyedContainer(keyedBy: Key.self)
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        finishDetachedLevels()
+        return innermostUnkeyedContainer()
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        finishDetachedLevels()
+        return innermostSingleValueContainer()
+    }
+
+    /// The keyed container of the innermost level.
+    func innermostKeyedContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let serial = openContainer(isArray: false, keyType: ObjectIdentifier(Key.self))
         return KeyedEncodingContainer(
             StreamingKeyedEncodingContainer<Key>(
                 encoder: self, serial: serial, model: levels.count > 0 ? levels.lastAddress.pointee.model : nil))
     }
 
-    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+    /// The unkeyed container of the innermost level.
+    func innermostUnkeyedContainer() -> any UnkeyedEncodingContainer {
         StreamingUnkeyedEncodingContainer(encoder: self, serial: openContainer(isArray: true, keyType: nil))
     }
 
-    func singleValueContainer() -> any SingleValueEncodingContainer {
-        StreamingSingleValueEncodingContainer(encoder: self, level: levels.lastAddress.pointee.serial)
+    /// The single-value container of the innermost level.
+    func innermostSingleValueContainer() -> any SingleValueEncodingContainer {
+        StreamingSingleValueEncodingContainer(
+            encoder: self, level: levels.count > 0 ? levels.lastAddress.pointee.serial : Self.noContainer)
+    }
+
+    /// Finishes the super encoders' values on top of the levels (see `settle(untilFrame:)`).
+    private func finishDetachedLevels() {
+        while !failed, levels.count > 0, levels.lastAddress.pointee.isDetached {
+            do {
+                try finishTopLevel()
+            } catch {
+                failed = true
+            }
+        }
     }
 
     // MARK: Values
