@@ -205,6 +205,50 @@ private struct StreamReentrant: Codable {
     }
 }
 
+/// Holds an encoder past the `encode(to:)` it was given to.
+private final class StreamEncoderHolder: @unchecked Sendable {
+    var encoder: (any Encoder)?
+}
+
+/// Keeps its encoder; the next value writes through it after this one has finished (the tree
+/// encoder's finished storage ignores that write).
+private struct StreamStaleEncoder: Encodable {
+    let holder: StreamEncoderHolder
+
+    private enum CodingKeys: String, CodingKey {
+        case kept, late, stale
+    }
+
+    private struct Keeper: Encodable {
+        let holder: StreamEncoderHolder
+
+        func encode(to encoder: any Encoder) throws {
+            holder.encoder = encoder
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(1, forKey: .kept)
+        }
+    }
+
+    private struct LateWriter: Encodable {
+        let holder: StreamEncoderHolder
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(2, forKey: .late)
+            if let kept = holder.encoder {
+                var stale = kept.container(keyedBy: CodingKeys.self)
+                try stale.encode(3, forKey: .stale)
+            }
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        try container.encode(Keeper(holder: holder))
+        try container.encode(LateWriter(holder: holder))
+    }
+}
+
 /// Asks its unkeyed container for super encoders and writes through some of them.
 private struct StreamElementWriter: Codable {
     func encode(to encoder: any Encoder) throws {
@@ -400,6 +444,7 @@ struct StreamingEncoderTests {
         #expect(compare(StreamPolymorphicKind(shapes: [.circle(radius: 2)])) == 0, "nested containers")
         #expect(compare(StreamSuperUser(late: true)) == 0, "a super encoder used after its container went on")
         #expect(compare(StreamReentrant(late: true)) == 0, "a super encoder used after its encoder went on")
+        #expect(compare(StreamStaleEncoder(holder: StreamEncoderHolder())) == 0, "an encoder kept past its value")
         #expect(compare(ArchiveValue.array([1, 2])) == 0, "tree nodes with children")
         var lenient = DecodingOptions()
         lenient.allowsNewerVersions = true

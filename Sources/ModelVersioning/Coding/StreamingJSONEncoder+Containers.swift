@@ -132,8 +132,7 @@ struct StreamingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPr
     /// behaviours to what it writes (see ``TreeKeyedEncodingContainer``): the tree's job.
     private func makeSuperEncoder(key: any CodingKey) -> any Encoder {
         guard model == nil, (try? encoder.beginKey(key.stringValue, in: serial)) != nil else {
-            encoder.markUnsupported()
-            return encoder
+            return encoder.unsupportedEncoder()
         }
         return encoder.superEncoder(key: key, frame: serial)
     }
@@ -249,8 +248,7 @@ struct StreamingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 
     mutating func superEncoder() -> any Encoder {
         guard let index = try? encoder.beginElement(serial) else {
-            encoder.markUnsupported()
-            return encoder
+            return encoder.unsupportedEncoder()
         }
         return encoder.superEncoder(key: ArchiveCodingKey(index: index), frame: serial)
     }
@@ -346,13 +344,15 @@ struct StreamingSingleValueEncodingContainer: SingleValueEncodingContainer {
     }
 }
 
-/// The encoder `superEncoder()` returns: the streaming encoder, for as long as the entry it was
-/// made for is the innermost level. (Polymorphic arrays and dictionaries write each element
-/// through one.)
-final class StreamingSuperEncoder: Encoder {
+/// The `Encoder` a running value's `encode(to:)` gets, and a super encoder's value: the
+/// streaming encoder, for as long as its level is the innermost one. Reused for the next value
+/// at the same depth when nothing else holds it.
+final class StreamingLevelEncoder: Encoder {
+    /// Strong: a level encoder kept after the run keeps the (finished) run alive, harmlessly;
+    /// the run lets go of its own level encoders when it ends.
     let encoder: StreamingJSONEncoder
-    /// The level of its entry.
-    let level: Int
+    /// The serial of its level.
+    var level: Int
 
     init(encoder: StreamingJSONEncoder, level: Int) {
         self.encoder = encoder
@@ -364,17 +364,17 @@ final class StreamingSuperEncoder: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { encoder.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        _ = encoder.isInnermostLevel(level)
+        _ = encoder.prepareRequest(from: level)
         return encoder.innermostKeyedContainer(keyedBy: Key.self)
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        _ = encoder.isInnermostLevel(level)
+        _ = encoder.prepareRequest(from: level)
         return encoder.innermostUnkeyedContainer()
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        _ = encoder.isInnermostLevel(level)
+        _ = encoder.prepareRequest(from: level)
         return StreamingSingleValueEncodingContainer(encoder: encoder, level: level)
     }
 }

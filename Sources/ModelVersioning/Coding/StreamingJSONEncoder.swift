@@ -20,10 +20,12 @@ import Foundation
 /// closes.
 ///
 /// One instance serves a run: ``levels`` holds the values whose `encode(to:)` is running (their
-/// keys are the coding path), ``frames`` the JSON arrays and objects still open. A container
-/// remembers the serial of the frame it writes into and may write only while that frame is the
-/// innermost one.
-final class StreamingJSONEncoder: Encoder {
+/// keys are the coding path), ``frames`` the JSON arrays and objects still open. Each running
+/// value gets a ``StreamingLevelEncoder`` naming its level, and each container the serial of
+/// the frame it writes into: they work only while their level or frame is the innermost one, so
+/// an encoder or container kept past its value's `encode(to:)` ends the run instead of writing
+/// somewhere else.
+final class StreamingJSONEncoder {
     /// Ends a run that the tree encoder must do.
     struct Unsupported: Error {}
 
@@ -78,6 +80,8 @@ final class StreamingJSONEncoder: Encoder {
     @exclusivity(unchecked) private var keyEnds: [Int] = []
     /// The last key sequence written at each depth, with its `CodingKey` type.
     @exclusivity(unchecked) private var recentKeys: [(keyType: ObjectIdentifier, keys: KnownKeys)] = []
+    /// The encoder last handed to a running value at each depth (see `levelEncoder(for:)`).
+    @exclusivity(unchecked) private var levelEncoders: [StreamingLevelEncoder] = []
     private var nextSerial = 0
     /// Set when a method that cannot throw met something only the tree encoder can do.
     private var failed = false
@@ -96,6 +100,8 @@ final class StreamingJSONEncoder: Encoder {
         let session = EncodingSession(
             registry: archiveEncoder.registry, limits: options.limits, userInfo: archiveEncoder.userInfo)
         let encoder = StreamingJSONEncoder(session: session, options: options)
+        // The level encoders refer back to the run.
+        defer { encoder.levelEncoders = [] }
         do {
             try encoder.writeEnvelope(
                 value, document: archiveEncoder.document, documentVersion: archiveEncoder.documentVersion)
@@ -137,23 +143,40 @@ final class StreamingJSONEncoder: Encoder {
 
     var userInfo: [CodingUserInfoKey: Any] { session.userInfo }
 
-    // The encoder itself is handed to every running value's `encode(to:)`; a super encoder's
-    // value gets a `StreamingSuperEncoder`. So a request made here comes from the innermost value
-    // that is not a super encoder's, and finishes the super encoders' values above it first.
-
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        finishDetachedLevels()
-        return innermostKeyedContainer(keyedBy: Key.self)
+    /// The encoder for the running value at `level`: the one last used at this depth when
+    /// nothing else holds it, else a new one.
+    private func levelEncoder(for level: Int) -> StreamingLevelEncoder {
+        let depth = levels.count
+        if depth < levelEncoders.count {
+            if isKnownUniquelyReferenced(&levelEncoders[depth]) {
+                levelEncoders[depth].level = level
+            } else {
+                levelEncoders[depth] = StreamingLevelEncoder(encoder: self, level: level)
+            }
+            return levelEncoders[depth]
+        }
+        let encoder = StreamingLevelEncoder(encoder: self, level: level)
+        while levelEncoders.count < depth { levelEncoders.append(StreamingLevelEncoder(encoder: self, level: -1)) }
+        levelEncoders.append(encoder)
+        return encoder
     }
 
-    func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        finishDetachedLevels()
-        return innermostUnkeyedContainer()
-    }
-
-    func singleValueContainer() -> any SingleValueEncodingContainer {
-        finishDetachedLevels()
-        return innermostSingleValueContainer()
+    /// Makes the level `serial` the innermost one for a container request, finishing the super
+    /// encoders' values above it (its value goes on, so they are done); marks the run failed when
+    /// something else is open above it.
+    func prepareRequest(from serial: Int) -> Bool {
+        while !failed, levels.count > 0, levels.lastAddress.pointee.serial != serial,
+            levels.lastAddress.pointee.isDetached
+        {
+            do {
+                try finishTopLevel()
+            } catch {
+                failed = true
+            }
+        }
+        if !failed, levels.count > 0, levels.lastAddress.pointee.serial == serial { return true }
+        failed = true
+        return false
     }
 
     /// The keyed container of the innermost level.
@@ -167,23 +190,6 @@ final class StreamingJSONEncoder: Encoder {
     /// The unkeyed container of the innermost level.
     func innermostUnkeyedContainer() -> any UnkeyedEncodingContainer {
         StreamingUnkeyedEncodingContainer(encoder: self, serial: openContainer(isArray: true, keyType: nil))
-    }
-
-    /// The single-value container of the innermost level.
-    func innermostSingleValueContainer() -> any SingleValueEncodingContainer {
-        StreamingSingleValueEncodingContainer(
-            encoder: self, level: levels.count > 0 ? levels.lastAddress.pointee.serial : Self.noContainer)
-    }
-
-    /// Finishes the super encoders' values on top of the levels (see `settle(untilFrame:)`).
-    private func finishDetachedLevels() {
-        while !failed, levels.count > 0, levels.lastAddress.pointee.isDetached {
-            do {
-                try finishTopLevel()
-            } catch {
-                failed = true
-            }
-        }
     }
 
     // MARK: Values
@@ -251,7 +257,7 @@ final class StreamingJSONEncoder: Encoder {
         guard levels.count - 1 < session.limits.maxDepth else { throw Unsupported() }
         let serial = takeSerial()
         levels.append(Level(serial: serial, key: key, model: model, container: Self.noContainer, isDetached: false))
-        try value.encode(to: self)
+        try value.encode(to: levelEncoder(for: serial))
         if failed { throw Unsupported() }
         try settle(untilLevel: serial)
         try finishTopLevel()
@@ -499,24 +505,22 @@ final class StreamingJSONEncoder: Encoder {
         guard !failed, frames.count > 0, frames.lastAddress.pointee.serial == serial, levels.count > 0,
             levels.lastAddress.pointee.container == serial, levels.lastAddress.pointee.model == nil
         else {
-            failed = true
-            return self
+            return unsupportedEncoder()
         }
         let level = takeSerial()
         levels.append(Level(serial: level, key: key, model: nil, container: Self.noContainer, isDetached: true))
-        return StreamingSuperEncoder(encoder: self, level: level)
-    }
-
-    /// Whether the level `serial` is the innermost one; marks the run failed when it is not.
-    func isInnermostLevel(_ serial: Int) -> Bool {
-        if !failed, levels.count > 0, levels.lastAddress.pointee.serial == serial { return true }
-        failed = true
-        return false
+        return StreamingLevelEncoder(encoder: self, level: level)
     }
 
     /// Marks the run failed, for methods that cannot throw.
     func markUnsupported() {
         failed = true
+    }
+
+    /// Marks the run failed and returns an encoder of no level.
+    func unsupportedEncoder() -> any Encoder {
+        failed = true
+        return StreamingLevelEncoder(encoder: self, level: Self.noContainer)
     }
 }
 
