@@ -9,7 +9,8 @@ import Foundation
 /// `JSONWriter.write(encoder.encodeTree(value))` gives.
 ///
 /// What needs the whole tree ends the run (``Unsupported``) and the tree encoder encodes the
-/// value instead: model class instances (identities are assigned over the whole graph),
+/// value instead: a model class instance met a second time (shared, or a cycle: identities and
+/// references are assigned over the whole graph; an instance written once keeps none),
 /// conditional references, sets and dictionaries without `String` keys (sorted as trees;
 /// dictionaries with `String` keys are written in key order directly), archived extras
 /// (``UnknownFields``), a key written twice (the tree keeps its first position and last
@@ -80,6 +81,9 @@ final class StreamingJSONEncoder {
     @exclusivity(unchecked) private var keyEnds: [Int] = []
     /// The last key sequence written at each depth, with its `CodingKey` type.
     @exclusivity(unchecked) private var recentKeys: [(keyType: ObjectIdentifier, keys: KnownKeys)] = []
+    /// The model class instances written so far.
+    @exclusivity(unchecked) private var writtenObjects: Set<ObjectIdentifier> = []
+    @exclusivity(unchecked) private var heldObjects: [AnyObject] = []
     /// The encoder last handed to a running value at each depth (see `levelEncoder(for:)`).
     @exclusivity(unchecked) private var levelEncoders: [StreamingLevelEncoder] = []
     private var nextSerial = 0
@@ -219,7 +223,14 @@ final class StreamingJSONEncoder {
             }
             try writeScalar(primitive.primitiveValue)
         case .model(let info):
-            guard !info.isClass else { throw Unsupported() }
+            if info.isClass {
+                // An instance written once keeps no identity in the tree either (see
+                // `EncodingGraph.finalize(_:)`); one met again is the tree's to reference.
+                let object = value as AnyObject
+                guard writtenObjects.insert(ObjectIdentifier(object)).inserted else { throw Unsupported() }
+                // Held so that no other object takes its identifier during the run.
+                heldObjects.append(object)
+            }
             try encodeComposite(value, model: info, key: key)
         case .plain:
             try encodeComposite(value, model: nil, key: key)
