@@ -341,6 +341,23 @@ private struct StreamWithSet: Codable {
     var names: Set<String>
 }
 
+/// Sets of every scalar kind, sorted as the tree sorts them.
+private struct StreamSets: Codable {
+    var strings: Set<String> = ["b", "a", "B", "é", "10", "9"]
+    var numbers: Set<Int> = [10, -3, 2, Int.max]
+    var doubles: Set<Double> = [2.5, -0.0, 1e300, 0.1]
+    var flags: Set<Bool> = [true, false]
+    var dates: Set<Date> = [Date(timeIntervalSinceReferenceDate: 5), Date(timeIntervalSinceReferenceDate: -5)]
+    var small: Set<Int8> = [-128, 127, 0]
+    var large: Set<UInt> = [UInt.max, 1]
+    var links: Set<URL> = [URL(string: "https://b.example")!, URL(string: "https://a.example")!]
+    var empty: Set<String> = []
+}
+
+private struct StreamHashablePoint: Codable, Hashable {
+    var x: Int
+}
+
 /// Writes `value` under one key twice (the tree keeps the first position and the last value).
 private struct StreamRepeater: Codable {
     private enum CodingKeys: String, CodingKey {
@@ -457,6 +474,9 @@ struct StreamingEncoderTests {
         #expect(compare(StreamElementWriter()) == runs)
         #expect(compare(StreamSuperUser(late: false)) == runs)
         #expect(compare(StreamReentrant(late: false)) == runs)
+        #expect(compare(StreamWithSet(names: ["z", "y", "x"])) == runs)
+        #expect(compare(StreamSets()) == runs)
+        #expect(compare([StreamSets(), StreamSets()]) == runs)
         let owner = StreamOwner()
         owner.items = [StreamOwner(), StreamOwner()]
         #expect(compare(owner) == runs, "class instances written once keep no identity")
@@ -486,7 +506,7 @@ struct StreamingEncoderTests {
         #expect(compare(cycle) == 0, "a cycle is the tree encoder's error")
         #expect(compare(StreamDerived()) == 0, "a model's super encoder applies the model's behaviours")
         #expect(compare(StreamWithIntKeys(byNumber: [10: "ten", 2: "two"])) == 0, "integer keys sort as strings")
-        #expect(compare(StreamWithSet(names: ["z", "y", "x"])) == 0, "sets are sorted")
+        #expect(compare(Set([StreamHashablePoint(x: 2), StreamHashablePoint(x: 1)])) == 0, "sets of structs")
         #expect(compare(StreamRepeater()) == 0, "a repeated key keeps its first position")
         #expect(compare(StreamPolymorphicKind(shapes: [.circle(radius: 2)])) == 0, "nested containers")
         #expect(compare(StreamSuperUser(late: true)) == 0, "a super encoder used after its container went on")

@@ -11,8 +11,9 @@ import Foundation
 /// What needs the whole tree ends the run (``Unsupported``) and the tree encoder encodes the
 /// value instead: a model class instance met a second time (shared, or a cycle: identities and
 /// references are assigned over the whole graph; an instance written once keeps none),
-/// conditional references, sets and dictionaries without `String` keys (sorted as trees;
-/// dictionaries with `String` keys are written in key order directly), archived extras
+/// conditional references, sets of non-scalars and dictionaries without `String` keys (sorted
+/// as trees; sets of scalars and dictionaries with `String` keys are written in the tree's
+/// order directly), archived extras
 /// (``UnknownFields``), a key written twice (the tree keeps its first position and last
 /// value), nested containers, a model's super encoder, a super encoder used after its
 /// container went on, and every error, so that error messages and paths are the tree
@@ -239,9 +240,28 @@ final class StreamingJSONEncoder {
             // that order to begin with. Only `String` keys (others encode differently).
             guard let dictionary = value as? any StringKeyedDictionary else { throw Unsupported() }
             try dictionary.encodeSorted(to: self, key: key)
-        case .unordered, .needsTree:
+        case .unordered(.elements):
+            // A set of scalars: sorted as the tree sorts its elements.
+            guard let set = value as? any ScalarSet, let elements = set.archivedScalars() else { throw Unsupported() }
+            try encodeSorted(elements.sorted { $0.canonicallyPrecedes($1) }, key: key)
+        case .needsTree:
             throw Unsupported()
         }
+    }
+
+    /// A set's elements as scalar nodes, in the order given: an array.
+    private func encodeSorted(_ elements: [ArchiveValue], key: (any CodingKey)?) throws {
+        guard levels.count - 1 < session.limits.maxDepth else { throw Unsupported() }
+        let level = takeSerial()
+        levels.append(Level(serial: level, key: key, model: nil, container: Self.noContainer, isDetached: false))
+        let serial = try openFrame(isArray: true, keyType: nil)
+        levels.lastAddress.pointee.container = serial
+        for element in elements {
+            _ = try beginElement(serial)
+            try writeScalar(element)
+        }
+        try settle(untilLevel: level)
+        try finishTopLevel()
     }
 
     /// A dictionary with `String` keys, its entries in the order of their keys, as
@@ -564,5 +584,36 @@ struct DictionaryCodingKey: CodingKey {
     init?(intValue: Int) {
         stringValue = String(intValue)
         self.intValue = intValue
+    }
+}
+
+/// Sets that ``StreamingJSONEncoder`` writes in the tree's order: those whose elements are
+/// scalars, as the tree encoder boxes them.
+protocol ScalarSet {
+    /// The elements as the tree encoder's nodes, or `nil` when one is not a scalar.
+    func archivedScalars() -> [ArchiveValue]?
+}
+
+extension Set: ScalarSet where Element: Encodable {
+    func archivedScalars() -> [ArchiveValue]? {
+        // The element types `StreamingJSONEncoder.box(_:key:)` and the tree encoder write
+        // directly, in their order, then the other primitives.
+        if Element.self == String.self { return map { .string(unsafeBitCast($0, to: String.self)) } }
+        if Element.self == Int.self { return map { .int(Int64(unsafeBitCast($0, to: Int.self))) } }
+        if Element.self == Double.self { return map { .double(unsafeBitCast($0, to: Double.self)) } }
+        if Element.self == Bool.self { return map { .bool(unsafeBitCast($0, to: Bool.self)) } }
+        if Element.self == Date.self { return map { .date(unsafeBitCast($0, to: Date.self)) } }
+        guard Element.self is any ArchivePrimitive.Type else { return nil }
+        var values: [ArchiveValue] = []
+        values.reserveCapacity(count)
+        for element in self {
+            guard let primitive = element as? any ArchivePrimitive else { return nil }
+            let value = primitive.primitiveValue
+            switch value {
+            case .array, .dictionary, .object, .reference: return nil
+            default: values.append(value)
+            }
+        }
+        return values
     }
 }
