@@ -41,6 +41,30 @@ private func archiveError(
 
 @Suite("JSON format")
 struct JSONFormatTests {
+    @Test("a writer's buffer that cannot grow drops its bytes and says so instead of trapping")
+    func bufferAllocationFailure() {
+        var buffer = ByteBuffer(capacity: 16)
+        buffer.append("abc" as StaticString)
+        let small = buffer.reserve(8)
+        #expect(small)
+        var failed = buffer.allocationFailed
+        #expect(!failed)
+        let huge = buffer.reserve(Int.max)
+        #expect(!huge, "no capacity doubles to Int.max bytes")
+        failed = buffer.allocationFailed
+        var count = buffer.count
+        #expect(failed)
+        #expect(count == 0, "what was written is dropped")
+        buffer.append(repeating: 0x20, count: Int.max / 2 + 1)
+        count = buffer.count
+        #expect(count == 0, "appends that do not fit are ignored")
+        buffer.append(UInt8(ascii: "x"))
+        count = buffer.count
+        #expect(count == 1, "the old memory stays usable")
+        let data = buffer.takeData()
+        #expect(data == Data("x".utf8))
+    }
+
     // MARK: - Reading values
 
     @Test("reads every JSON value kind into the tree")

@@ -116,6 +116,8 @@ final class StreamingJSONEncoder {
         if options.prettyPrinted {
             encoder.emitter.output.append(UInt8(ascii: "\n"))
         }
+        // Out of memory: the tree writer reports it.
+        guard !encoder.emitter.output.allocationFailed else { return nil }
         return encoder.emitter.output.takeData()
     }
 

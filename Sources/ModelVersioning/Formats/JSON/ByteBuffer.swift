@@ -18,50 +18,55 @@ struct ByteBuffer: ~Copyable {
     private var capacity: Int
     /// The number of bytes written.
     private(set) var count = 0
+    /// Whether the output outgrew the memory the system would give: the bytes written are
+    /// dropped, appends are ignored from then on, and the writer reports an error instead of
+    /// trapping as `UnsafeMutablePointer.allocate` would.
+    private(set) var allocationFailed = false
+
+    /// Stands for "no memory" (capacity 0); never written, never freed.
+    private nonisolated(unsafe) static let noMemory = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
 
     init(capacity: Int) {
-        self.capacity = Swift.max(capacity, 16)
-        base = Self.allocate(self.capacity)
+        base = Self.noMemory
+        self.capacity = 0
+        _ = reserve(Swift.max(capacity, 16))
     }
 
     deinit {
-        free(base)
+        if base != Self.noMemory { free(base) }
     }
 
-    private static func allocate(_ capacity: Int, resizing old: UnsafeMutablePointer<UInt8>? = nil)
-        -> UnsafeMutablePointer<UInt8>
-    {
-        guard let memory = realloc(old, capacity) else {
-            // As `UnsafeMutablePointer.allocate` does when the system is out of memory.
-            fatalError("out of memory: could not allocate \(capacity) bytes for the writer's output")
-        }
-        return memory.assumingMemoryBound(to: UInt8.self)
-    }
-
-    /// Makes room for `extra` more bytes.
+    /// Makes room for `extra` more bytes; `false` when the memory could not be had (see
+    /// ``allocationFailed``).
     @inline(__always)
-    mutating func reserve(_ extra: Int) {
-        if capacity &- count < extra { grow(extra) }
+    mutating func reserve(_ extra: Int) -> Bool {
+        capacity &- count >= extra || grow(extra)
     }
 
-    private mutating func grow(_ extra: Int) {
-        var newCapacity = capacity &* 2
-        while newCapacity &- count < extra { newCapacity &*= 2 }
-        base = Self.allocate(newCapacity, resizing: base)
+    private mutating func grow(_ extra: Int) -> Bool {
+        var newCapacity = Swift.max(capacity, 16)
+        while newCapacity &- count < extra {
+            let (doubled, overflow) = newCapacity.multipliedReportingOverflow(by: 2)
+            if overflow { return fail(needing: extra) }
+            newCapacity = doubled
+        }
+        guard let memory = realloc(base == Self.noMemory ? nil : base, newCapacity) else {
+            return fail(needing: extra)
+        }
+        base = memory.assumingMemoryBound(to: UInt8.self)
         capacity = newCapacity
+        return true
+    }
+
+    private mutating func fail(needing extra: Int) -> Bool {
+        allocationFailed = true
+        count = 0
+        return capacity >= extra
     }
 
     @inline(__always)
     mutating func append(_ byte: UInt8) {
-        if count == capacity { grow(1) }
-        base[count] = byte
-        count &+= 1
-    }
-
-    /// Appends a byte the caller has made room for with ``reserve(_:)``.
-    @inline(__always)
-    mutating func appendReserved(_ byte: UInt8) {
-        assert(count < capacity)
+        if count == capacity && !reserve(1) { return }
         base[count] = byte
         count &+= 1
     }
@@ -70,7 +75,7 @@ struct ByteBuffer: ~Copyable {
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
         let length = bytes.count
-        reserve(length)
+        guard reserve(length) else { return }
         let destination = UnsafeMutableRawPointer(base + count)
         let from = UnsafeRawPointer(source)
         // Most appends are short (keys, numbers, short strings): two overlapping word copies
@@ -103,27 +108,29 @@ struct ByteBuffer: ~Copyable {
     /// Appends `count` copies of `byte`.
     @inline(__always)
     mutating func append(repeating byte: UInt8, count repeated: Int) {
-        guard repeated > 0 else { return }
-        reserve(repeated)
+        guard repeated > 0, reserve(repeated) else { return }
         (base + count).update(repeating: byte, count: repeated)
         count &+= repeated
     }
 
     /// Calls `body` with the bytes written from `start` on.
+    /// (Nothing when the bytes were dropped since: see ``allocationFailed``.)
     func withBytes<R>(from start: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try body(UnsafeBufferPointer(start: base + start, count: count &- start))
+        let from = Swift.min(start, count)
+        return try body(UnsafeBufferPointer(start: base + from, count: count &- from))
     }
 
     /// The bytes written so far, handed over without a copy; the buffer starts again empty.
     ///
     /// The memory is first shrunk to the bytes written (in place, or for a large buffer by
     /// remapping), so that a short document kept as `Data` does not hold the buffer's spare
-    /// capacity; the `Data` owns it from here on.
+    /// capacity; the `Data` owns it from here on, and the buffer allocates anew if written again.
     mutating func takeData() -> Data {
-        base = Self.allocate(Swift.max(count, 1), resizing: base)
+        guard count > 0, base != Self.noMemory else { return Data() }
+        if let shrunk = realloc(base, count) { base = shrunk.assumingMemoryBound(to: UInt8.self) }
         let written = Data(bytesNoCopy: base, count: count, deallocator: .free)
-        capacity = 16
-        base = Self.allocate(capacity)
+        base = Self.noMemory
+        capacity = 0
         count = 0
         return written
     }

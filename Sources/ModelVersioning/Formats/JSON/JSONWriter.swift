@@ -27,13 +27,17 @@ import Foundation
 ///   plain mode, a non-finite date, a negative identity or version, an object without a type
 ///   name), and `ArchiveError.Code.limitExceeded` (`ArchiveLimits.Limit.depth`) when the
 ///   tree nests deeper than `ArchiveLimits.maxDepth` (tagged values such as `{"$date": …}`
-///   count as a level, as they do when the text is read back).
+///   count as a level, as they do when the text is read back); `ArchiveError.Code.invalidValue`
+///   also when the text outgrows the memory the system will give.
 enum JSONWriter {
     static func write(_ value: ArchiveValue, options: ArchiveWritingOptions) throws -> Data {
         var emitter = Emitter(options: options)
         try emitter.writeDocument(value)
         if options.prettyPrinted {
             emitter.output.append(UInt8(ascii: "\n"))
+        }
+        if emitter.output.allocationFailed {
+            throw ArchiveError(.invalidValue, "the JSON text is larger than the memory the system would give")
         }
         return emitter.output.takeData()
     }
