@@ -249,6 +249,27 @@ private struct StreamStaleEncoder: Encodable {
     }
 }
 
+/// Writes many keys of its own (a key-value bag), optionally one of them twice far apart.
+private struct StreamManyKeys: Encodable {
+    var count: Int
+    var repeatAt: Int?
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        for index in 0..<count {
+            try container.encode(index, forKey: Key(stringValue: "k\(index)"))
+        }
+        if let repeatAt { try container.encode(-1, forKey: Key(stringValue: "k\(repeatAt)")) }
+    }
+}
+
 /// Asks its unkeyed container for super encoders and writes through some of them.
 private struct StreamElementWriter: Codable {
     func encode(to encoder: any Encoder) throws {
@@ -476,6 +497,7 @@ struct StreamingEncoderTests {
         #expect(compare(StreamReentrant(late: false)) == runs)
         #expect(compare(StreamWithSet(names: ["z", "y", "x"])) == runs)
         #expect(compare(StreamSets()) == runs)
+        #expect(compare([StreamManyKeys(count: 3000), StreamManyKeys(count: 20)]) == runs)
         #expect(compare([StreamSets(), StreamSets()]) == runs)
         let owner = StreamOwner()
         owner.items = [StreamOwner(), StreamOwner()]
@@ -511,6 +533,8 @@ struct StreamingEncoderTests {
         #expect(compare(StreamPolymorphicKind(shapes: [.circle(radius: 2)])) == 0, "nested containers")
         #expect(compare(StreamSuperUser(late: true)) == 0, "a super encoder used after its container went on")
         #expect(compare(StreamReentrant(late: true)) == 0, "a super encoder used after its encoder went on")
+        #expect(compare(StreamManyKeys(count: 100, repeatAt: 80)) == 0, "a key written twice among many")
+        #expect(compare(StreamManyKeys(count: 10, repeatAt: 3)) == 0, "a key written twice among few")
         #expect(compare(StreamStaleEncoder(holder: StreamEncoderHolder())) == 0, "an encoder kept past its value")
         #expect(compare(ArchiveValue.array([1, 2])) == 0, "tree nodes with children")
         var lenient = DecodingOptions()

@@ -62,6 +62,9 @@ final class StreamingJSONEncoder {
         /// bytes on ``keyBytes``.
         var keysStart: Int
         var bytesStart: Int
+        /// Once it has left `known` with many keys: those keys, so that each new one is checked
+        /// in constant time (as `ArchiveDictionary.firstDuplicateKey()` does past 16 keys).
+        var seenKeys: Set<String>?
     }
 
     static let noContainer = -1
@@ -253,46 +256,47 @@ final class StreamingJSONEncoder {
 
     /// A set's elements as scalar nodes, in the order given: an array.
     private func encodeSorted(_ elements: [ArchiveValue], key: (any CodingKey)?) throws {
-        guard levels.count - 1 < session.limits.maxDepth else { throw Unsupported() }
-        let level = takeSerial()
-        levels.append(Level(serial: level, key: key, model: nil, container: Self.noContainer, isDetached: false))
-        let serial = try openFrame(isArray: true, keyType: nil)
-        levels.lastAddress.pointee.container = serial
-        for element in elements {
-            _ = try beginElement(serial)
-            try writeScalar(element)
+        try withLevel(key: key, model: nil) { _ in
+            let serial = openContainer(isArray: true, keyType: nil)
+            for element in elements {
+                _ = try beginElement(serial)
+                try writeScalar(element)
+            }
         }
-        try settle(untilLevel: level)
-        try finishTopLevel()
     }
 
     /// A dictionary with `String` keys, its entries in the order of their keys, as
     /// `Dictionary.encode(to:)` and the tree encoder's sorting write it.
     func encodeSorted<Value: Encodable>(_ dictionary: [String: Value], key: (any CodingKey)?) throws {
-        guard levels.count - 1 < session.limits.maxDepth else { throw Unsupported() }
-        let level = takeSerial()
-        levels.append(Level(serial: level, key: key, model: nil, container: Self.noContainer, isDetached: false))
-        let serial = try openFrame(isArray: false, keyType: nil)
-        levels.lastAddress.pointee.container = serial
-        for (name, value) in dictionary.sorted(by: { $0.key < $1.key }) {
-            // A dictionary's keys are distinct: no check for repeats.
-            let frame = try innermostFrame(serial)
-            beginChild(of: frame)
-            emitter.writeKey(name, escapingReserved: markup)
-            try box(value, key: DictionaryCodingKey(name))
+        try withLevel(key: key, model: nil) { _ in
+            let serial = openContainer(isArray: false, keyType: nil)
+            for (name, value) in dictionary.sorted(by: { $0.key < $1.key }) {
+                // A dictionary's keys are distinct: no check for repeats.
+                beginChild(of: try innermostFrame(serial))
+                emitter.writeKey(name, escapingReserved: markup)
+                try box(value, key: DictionaryCodingKey(name))
+            }
         }
-        try settle(untilLevel: level)
-        try finishTopLevel()
     }
 
     /// A value encoded by its own `encode(to:)`, as ``TreeEncoder`` does in `boxComposite`.
     private func encodeComposite<T: Encodable>(_ value: T, model: ModelInfo?, key: (any CodingKey)?) throws {
+        try withLevel(key: key, model: model) { level in
+            try value.encode(to: levelEncoder(for: level))
+        }
+    }
+
+    /// Runs `write` as the value of a new level under `key` (the tree encoder's child encoder:
+    /// one level deeper, within ``ArchiveLimits/maxDepth``), then writes what it left open and
+    /// leaves the level.
+    @inline(__always)
+    private func withLevel(key: (any CodingKey)?, model: ModelInfo?, _ write: (Int) throws -> Void) throws {
         guard levels.count - 1 < session.limits.maxDepth else { throw Unsupported() }
-        let serial = takeSerial()
-        levels.append(Level(serial: serial, key: key, model: model, container: Self.noContainer, isDetached: false))
-        try value.encode(to: levelEncoder(for: serial))
+        let level = takeSerial()
+        levels.append(Level(serial: level, key: key, model: model, container: Self.noContainer, isDetached: false))
+        try write(level)
         if failed { throw Unsupported() }
-        try settle(untilLevel: serial)
+        try settle(untilLevel: level)
         try finishTopLevel()
     }
 
@@ -413,7 +417,7 @@ final class StreamingJSONEncoder {
         frames.append(
             Frame(
                 serial: serial, isArray: isArray, count: 0, written: 0, keyType: keyType, known: known,
-                matchesKnown: true, keysStart: 0, bytesStart: 0))
+                matchesKnown: true, keysStart: 0, bytesStart: 0, seenKeys: nil))
         emitter.baseLevel = frames.count
         return serial
     }
@@ -495,9 +499,7 @@ final class StreamingJSONEncoder {
                 keyEnds.append(contentsOf: UnsafeBufferPointer(start: ends, count: position).lazy.map { $0 + base })
             }
         }
-        for index in frame.pointee.keysStart..<keys.count where keys[index] == key {
-            throw Unsupported()
-        }
+        try checkNewKey(key, in: frame)
         keys.append(key)
         frame.pointee.written = position &+ 1
         beginChild(of: frame)
@@ -505,6 +507,19 @@ final class StreamingJSONEncoder {
         emitter.writeKey(key, escapingReserved: markup)
         emitter.output.withBytes(from: start) { keyBytes.append(contentsOf: $0) }
         keyEnds.append(keyBytes.count)
+    }
+
+    /// Throws ``Unsupported`` when the frame (off its known sequence) already has `key`.
+    private func checkNewKey(_ key: String, in frame: UnsafeMutablePointer<Frame>) throws {
+        let start = frame.pointee.keysStart
+        if frame.pointee.seenKeys == nil {
+            if keys.count &- start < 16 {
+                for index in start..<keys.count where keys[index] == key { throw Unsupported() }
+                return
+            }
+            frame.pointee.seenKeys = Set(keys[start...])
+        }
+        guard frame.pointee.seenKeys?.insert(key).inserted == true else { throw Unsupported() }
     }
 
     /// Starts the next element of the array `serial`; returns its index.
