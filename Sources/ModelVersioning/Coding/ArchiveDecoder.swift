@@ -33,7 +33,10 @@ public struct ArchiveDecoder: Sendable {
     ///
     /// - Throws: `ArchiveError`; see the type's discussion.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        try decode(T.self, fromTree: try read(data))
+        if let value = StreamingJSONDecoder.decode(T.self, from: data, with: self) {
+            return value
+        }
+        return try decode(T.self, fromTree: try read(data))
     }
 
     /// Upgrades an archive tree and decodes a `T` from it: the root of an envelope, or the tree

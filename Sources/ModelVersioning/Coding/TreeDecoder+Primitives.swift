@@ -31,14 +31,8 @@ extension TreeDecoder {
         _ value: ArchiveValue, as type: I.Type, key: @autoclosure () -> PathKey? = nil
     ) throws -> I {
         switch value {
-        case .int(let number):
-            if let result = I(exactly: number) { return result }
-        case .uint(let number):
-            if let result = I(exactly: number) { return result }
-        case .double(let number):
-            if number.isFinite, number.rounded(.towardZero) == number, let result = I(exactly: number) {
-                return result
-            }
+        case .int, .uint, .double:
+            if let result = value.exactInteger(as: I.self) { return result }
         default:
             throw mismatch(expected: "an integer", found: value, key: key())
         }
@@ -46,21 +40,51 @@ extension TreeDecoder {
     }
 
     func unboxDouble(_ value: ArchiveValue, key: @autoclosure () -> PathKey? = nil) throws -> Double {
-        switch value {
-        case .double(let number): return number
-        case .int(let number): return Double(number)
-        case .uint(let number): return Double(number)
-        default: throw mismatch(expected: "a number", found: value, key: key())
-        }
+        guard let number = value.numberAsDouble else { throw mismatch(expected: "a number", found: value, key: key()) }
+        return number
     }
 
     func unboxFloat(_ value: ArchiveValue, key: @autoclosure () -> PathKey? = nil) throws -> Float {
         let number = try unboxDouble(value, key: key())
-        let float = Float(number)
-        guard float.isFinite || !number.isFinite else {
+        guard let float = ArchiveValue.float(fitting: number) else {
             throw error(.dataCorrupted, "\(number) does not fit in Float", key: key())
         }
         return float
+    }
+}
+
+/// The numeric conversions both decoders apply (``TreeDecoder`` to tree nodes,
+/// ``StreamingJSONDecoder`` to the numbers it reads): exact or not at all.
+extension ArchiveValue {
+    /// The integer a number node holds exactly as an `I` (an integral double included), or `nil`.
+    @inline(__always)
+    func exactInteger<I: FixedWidthInteger>(as type: I.Type) -> I? {
+        switch self {
+        case .int(let number): return I(exactly: number)
+        case .uint(let number): return I(exactly: number)
+        case .double(let number):
+            guard number.isFinite, number.rounded(.towardZero) == number else { return nil }
+            return I(exactly: number)
+        default: return nil
+        }
+    }
+
+    /// A number node as a `Double` (integers rounded to the nearest double), or `nil`.
+    @inline(__always)
+    var numberAsDouble: Double? {
+        switch self {
+        case .double(let number): return number
+        case .int(let number): return Double(number)
+        case .uint(let number): return Double(number)
+        default: return nil
+        }
+    }
+
+    /// `number` as a `Float`, unless a finite double overflows it.
+    @inline(__always)
+    static func float(fitting number: Double) -> Float? {
+        let float = Float(number)
+        return float.isFinite || !number.isFinite ? float : nil
     }
 }
 

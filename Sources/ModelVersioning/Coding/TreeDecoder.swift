@@ -22,6 +22,10 @@ final class DecodingSession {
 protocol ArchiveDecodableArray {
     static func decodeElements(_ elements: [ArchiveValue], with decoder: TreeDecoder, allowed: Set<String>?) throws
         -> Self
+    /// The same from JSON text (``StreamingJSONDecoder``).
+    static func decodeElements(
+        of array: StreamingJSONDecoder.ValueRef, with decoder: StreamingJSONDecoder, allowed: Set<String>?
+    ) throws -> Self
 }
 
 extension Array: ArchiveDecodableArray where Element: Decodable {

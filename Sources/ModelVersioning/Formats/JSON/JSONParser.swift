@@ -633,7 +633,7 @@ struct JSONParser: ~Copyable {
     /// Short strings are built in place as small strings, which skips the standard library's
     /// general decoding path (it would check the bytes again); the result is the same.
     @inline(__always)
-    private static func string(validUTF8 content: UnsafeBufferPointer<UInt8>) -> String {
+    static func string(validUTF8 content: UnsafeBufferPointer<UInt8>) -> String {
         guard content.count <= 15 else {
             return String(decoding: content, as: UTF8.self)
         }

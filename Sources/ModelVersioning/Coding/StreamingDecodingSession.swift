@@ -1,0 +1,395 @@
+import Foundation
+
+/// State shared by every decoder of one ``StreamingJSONDecoder`` run: the text, its
+/// ``JSONStructure``, and which containers the models have read.
+final class StreamingDecodingSession {
+    let text: JSONText
+    let containers: [JSONStructure.Container]
+    let registry: ModelRegistry
+    let options: DecodingOptions
+    let catalog: MigrationCatalog
+    // Touched on every model object; never accessed overlappingly (one run, one thread).
+    @exclusivity(unchecked) var infos: ModelInfoCache
+    /// Set when the run ended (``StreamingJSONDecoder/unsupported()``), even if a model caught
+    /// the error.
+    @exclusivity(unchecked) var failed = false
+    /// One bit per container: read (its members checked, or its elements walked) or not.
+    @exclusivity(unchecked) private var readBits: [UInt64]
+    @exclusivity(unchecked) private var readCount = 0
+    @exclusivity(unchecked) private var scratch: [UInt8] = []
+
+    init(text: JSONText, structure: JSONStructure, decoder: ArchiveDecoder) {
+        self.text = text
+        self.containers = structure.containers
+        self.registry = decoder.registry
+        self.options = decoder.options
+        self.catalog = decoder.registry.catalog
+        self.infos = ModelInfoCache(registry: decoder.registry)
+        self.readBits = Array(repeating: 0, count: (structure.containers.count + 63) / 64)
+    }
+
+    /// Ends the run: the tree decoder takes over, even if a model catches the error.
+    func unsupported() -> StreamingJSONDecoder.Unsupported {
+        failed = true
+        return StreamingJSONDecoder.Unsupported()
+    }
+
+    /// Whether every container of the text was read: the ones that were not might hold objects
+    /// the migration pass would stop at.
+    var allContainersRead: Bool { readCount == containers.count }
+
+    @inline(__always)
+    func markRead(_ ordinal: Int) {
+        let word = ordinal &>> 6
+        let bit = UInt64(1) &<< UInt64(truncatingIfNeeded: ordinal & 63)
+        if readBits[word] & bit == 0 {
+            readBits[word] |= bit
+            readCount &+= 1
+        }
+    }
+
+    /// The string whose opening quote is at `offset`.
+    @inline(__always)
+    func string(at offset: Int) -> String {
+        text.string(at: offset, scratch: &scratch)
+    }
+
+    // MARK: Walking values
+
+    /// The value starting at `offset`; `nextOrdinal` is the ordinal the next container takes
+    /// and moves past this value's containers.
+    @inline(__always)
+    func value(at offset: Int, nextOrdinal: inout Int) -> StreamingJSONDecoder.ValueRef {
+        let first = text.bytes[offset]
+        guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
+            return StreamingJSONDecoder.ValueRef(offset: offset, ordinal: -1)
+        }
+        let ordinal = nextOrdinal
+        nextOrdinal = ordinal &+ 1 &+ Int(containers[ordinal].descendants)
+        return StreamingJSONDecoder.ValueRef(offset: offset, ordinal: ordinal)
+    }
+
+    /// The offset just after `value`.
+    @inline(__always)
+    func end(of value: StreamingJSONDecoder.ValueRef) -> Int {
+        if value.ordinal >= 0 { return Int(containers[value.ordinal].end) &+ 1 }
+        switch text.bytes[value.offset] {
+        case UInt8(ascii: "\""):
+            return text.stringEnd(from: value.offset)
+        case UInt8(ascii: "t"), UInt8(ascii: "n"):
+            return value.offset &+ 4
+        case UInt8(ascii: "f"):
+            return value.offset &+ 5
+        default:
+            var cursor = value.offset &+ 1
+            while cursor < text.end {
+                let byte = text.bytes[cursor]
+                guard
+                    byte &- UInt8(ascii: "0") < 10 || byte == UInt8(ascii: ".") || byte | 0x20 == UInt8(ascii: "e")
+                        || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+                else { break }
+                cursor &+= 1
+            }
+            return cursor
+        }
+    }
+
+    /// The elements of an array, in order; marks the array read.
+    func elements(of array: StreamingJSONDecoder.ValueRef) -> ElementCursor {
+        markRead(array.ordinal)
+        return ElementCursor(
+            session: self, count: Int(containers[array.ordinal].count),
+            offset: text.skipWhitespace(from: array.offset &+ 1), nextOrdinal: array.ordinal &+ 1)
+    }
+
+    /// Walks the elements of one array.
+    struct ElementCursor {
+        let session: StreamingDecodingSession
+        let count: Int
+        private(set) var index = 0
+        /// The first byte of the next element.
+        private(set) var offset: Int
+        private var nextOrdinal: Int
+
+        init(session: StreamingDecodingSession, count: Int, offset: Int, nextOrdinal: Int) {
+            self.session = session
+            self.count = count
+            self.offset = offset
+            self.nextOrdinal = nextOrdinal
+        }
+
+        var isAtEnd: Bool { index >= count }
+
+        @inline(__always)
+        mutating func next() -> StreamingJSONDecoder.ValueRef? {
+            guard index < count else { return nil }
+            let value = session.value(at: offset, nextOrdinal: &nextOrdinal)
+            let text = session.text
+            var cursor = text.skipWhitespace(from: session.end(of: value))
+            if text.byte(at: cursor) == UInt8(ascii: ",") { cursor = text.skipWhitespace(from: cursor &+ 1) }
+            offset = cursor
+            index &+= 1
+            return value
+        }
+    }
+
+    // MARK: Objects
+
+    /// Reads the keys of the object `value` once: its markup (`$type`, `$version`; `$archive`
+    /// at the top), its fields and where their values are. Ends the run for anything the tree
+    /// decoder must handle (see ``StreamingJSONDecoder``); marks the object read.
+    func readObject(_ value: StreamingJSONDecoder.ValueRef) throws -> StreamingObject {
+        let count = Int(containers[value.ordinal].count)
+        let object = StreamingObject.make(capacity: count)
+        let state = object.state
+        let bytes = text.bytes
+        var cursor = text.skipWhitespace(from: value.offset &+ 1)
+        var nextOrdinal = value.ordinal &+ 1
+        var typeName: String?
+        var version: Int?
+        var sawVersion = false
+        for index in 0..<count {
+            let keyStart = cursor &+ 1
+            let (stop, highBits) = text.scanString(from: keyStart)
+            // Escaped and non-ASCII keys compare as Swift strings in the tree: not here.
+            guard stop < text.end, bytes[stop] == UInt8(ascii: "\""), highBits & 0x8080_8080_8080_8080 == 0 else {
+                throw unsupported()
+            }
+            let keyLength = stop &- keyStart
+            cursor = text.skipWhitespace(from: text.skipWhitespace(from: stop &+ 1) &+ 1)
+            let member = self.value(at: cursor, nextOrdinal: &nextOrdinal)
+            if keyLength > 0 && bytes[keyStart] == UInt8(ascii: "$") {
+                switch MarkupKey(bytes + keyStart, length: keyLength) {
+                case .type?:
+                    guard typeName == nil, bytes[cursor] == UInt8(ascii: "\"") else { throw unsupported() }
+                    typeName = try self.typeName(at: cursor)
+                    if index == 0 { state.pointee.startsMarkup = true }
+                case .version?:
+                    var position = cursor
+                    guard !sawVersion, member.ordinal < 0, let number = text.number(at: &position),
+                        case .int(let archived) = number, archived >= 0, let int = Int(exactly: archived)
+                    else { throw unsupported() }
+                    version = int
+                    sawVersion = true
+                case .archive? where value.ordinal == 0:
+                    // A plain key of the top-level dictionary (the envelope's marker).
+                    object.append(keyStart: keyStart, keyLength: keyLength, value: member)
+                    if index == 0 { state.pointee.startsMarkup = true }
+                default:
+                    throw unsupported()
+                }
+            } else {
+                object.append(keyStart: keyStart, keyLength: keyLength, value: member)
+            }
+            cursor = text.skipWhitespace(from: end(of: member))
+            if text.byte(at: cursor) == UInt8(ascii: ",") { cursor = text.skipWhitespace(from: cursor &+ 1) }
+        }
+        if sawVersion && typeName == nil { throw unsupported() }
+        if let typeName, needsUpgrade(typeName, version) { throw unsupported() }
+        guard !object.hasDuplicateKey(in: text) else { throw unsupported() }
+        state.pointee.typeName = typeName
+        state.pointee.version = version
+        markRead(value.ordinal)
+        return object
+    }
+
+    /// The `$` keys an object may have here.
+    private enum MarkupKey {
+        case type, version, archive
+
+        @inline(__always)
+        init?(_ key: UnsafePointer<UInt8>, length: Int) {
+            switch length {
+            case 5 where memcmp(key, "$type", 5) == 0: self = .type
+            case 8 where memcmp(key, "$version", 8) == 0: self = .version
+            case 8 where memcmp(key, "$archive", 8) == 0: self = .archive
+            default: return nil
+            }
+        }
+    }
+
+    /// The last type name read and whether objects of it with `lastVersion` need upgrading:
+    /// objects of one type come in runs.
+    @exclusivity(unchecked) private var lastTypeName = ""
+    @exclusivity(unchecked) private var lastVersion: Int?
+    @exclusivity(unchecked) private var lastNeedsUpgrade = false
+
+    /// The `$type` string at `offset`, the same `String` as the previous object's when the
+    /// bytes are equal.
+    private func typeName(at offset: Int) throws -> String {
+        let contentStart = offset &+ 1
+        let (stop, _) = text.scanString(from: contentStart)
+        if stop < text.end, text.bytes[stop] == UInt8(ascii: "\"") {
+            let length = stop &- contentStart
+            var cached = lastTypeName
+            let same = cached.withUTF8 { utf8 in
+                utf8.count == length && length > 0 && memcmp(utf8.baseAddress!, text.bytes + contentStart, length) == 0
+            }
+            if same { return cached }
+        }
+        let name = string(at: offset)
+        guard !name.isEmpty else { throw unsupported() }
+        return name
+    }
+
+    /// ``MigrationCatalog/needsUpgrade(typeName:version:)``, remembered for the last type.
+    @inline(__always)
+    private func needsUpgrade(_ typeName: String, _ version: Int?) -> Bool {
+        if version == lastVersion && typeName == lastTypeName { return lastNeedsUpgrade }
+        let result = catalog.needsUpgrade(typeName: typeName, version: version)
+        lastTypeName = typeName
+        lastVersion = version
+        lastNeedsUpgrade = result
+        return result
+    }
+
+    /// The value to decode: the envelope's root, or the top-level object. `nil` for what the
+    /// tree decoder must read: plain JSON, an envelope of another format version, or a document
+    /// with a migration chain.
+    func rootValue() throws -> StreamingJSONDecoder.ValueRef? {
+        let top = StreamingJSONDecoder.ValueRef(offset: text.skipWhitespace(from: 0), ordinal: 0)
+        let object = try readObject(top)
+        guard object.state.pointee.startsMarkup else { return nil }
+        if object.typeName != nil { return top }
+        func member(_ key: String) -> StreamingJSONDecoder.ValueRef? {
+            object.find(key, in: text)
+        }
+        guard let marker = member(ArchiveEnvelope.markerKey), marker.ordinal < 0 else { return nil }
+        var position = marker.offset
+        guard case .int(let format) = text.number(at: &position), format >= 1,
+            format <= ArchiveEnvelope.currentFormatVersion
+        else { return nil }
+        if let document = member(ArchiveEnvelope.documentKey), bytes(document) != UInt8(ascii: "n") {
+            guard bytes(document) == UInt8(ascii: "\""),
+                catalog.document(named: string(at: document.offset)) == nil
+            else { return nil }
+        }
+        if let version = member(ArchiveEnvelope.documentVersionKey), bytes(version) != UInt8(ascii: "n") {
+            var position = version.offset
+            guard version.ordinal < 0, case .int(let number) = text.number(at: &position), number >= 0 else {
+                return nil
+            }
+        }
+        return member(ArchiveEnvelope.rootKey)
+    }
+
+    private func bytes(_ value: StreamingJSONDecoder.ValueRef) -> UInt8 {
+        text.bytes[value.offset]
+    }
+}
+
+/// The fields of one JSON object, read once by ``StreamingDecodingSession/readObject(_:)``:
+/// where each key and value is, in the text's order, with the object's type name and version.
+/// The header also carries what a keyed container over it applies (decoder, model, allow list,
+/// depth), set when the container is made, so that the container is one reference.
+///
+/// The header is reached through pointers only (a stored property of a class would be checked
+/// for exclusive access on every use); only the run's thread touches it.
+final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObject.Member> {
+    struct Header {
+        var count = 0
+        var typeName: String?
+        var version: Int?
+        /// Whether the first key is `$type` or `$archive` (archive markup is on).
+        var startsMarkup = false
+        /// Where the last look-up hit, so that the next starts there.
+        var hint = 0
+        /// Set by the keyed container. The decoder never holds an object it is set in past the
+        /// value's decode (frames drop it), so this makes no lasting cycle.
+        var decoder: StreamingJSONDecoder?
+        var model: ModelInfo?
+        var allowed: Set<String>?
+        var depth = 0
+    }
+
+    struct Member {
+        var keyStart: UInt32
+        var keyLength: UInt32
+        var value: UInt32
+        var ordinal: Int32
+    }
+
+    static func make(capacity: Int) -> StreamingObject {
+        unsafeDowncast(create(minimumCapacity: capacity) { _ in Header() }, to: StreamingObject.self)
+    }
+
+    @inline(__always)
+    var state: UnsafeMutablePointer<Header> {
+        withUnsafeMutablePointerToHeader { $0 }
+    }
+
+    var typeName: String? { state.pointee.typeName }
+    var version: Int? { state.pointee.version }
+
+    @inline(__always)
+    func append(keyStart: Int, keyLength: Int, value: StreamingJSONDecoder.ValueRef) {
+        withUnsafeMutablePointers { header, members in
+            (members + header.pointee.count).initialize(
+                to: Member(
+                    keyStart: UInt32(truncatingIfNeeded: keyStart), keyLength: UInt32(truncatingIfNeeded: keyLength),
+                    value: UInt32(truncatingIfNeeded: value.offset), ordinal: Int32(truncatingIfNeeded: value.ordinal)))
+            header.pointee.count &+= 1
+        }
+    }
+
+    /// The value under `name`, starting where the previous look-up ended (keys read in archived
+    /// order cost one comparison each).
+    @inline(__always)
+    func find(_ name: String, in text: JSONText) -> StreamingJSONDecoder.ValueRef? {
+        var name = name
+        return name.withUTF8 { key in
+            withUnsafeMutablePointers { header, members -> StreamingJSONDecoder.ValueRef? in
+                let count = header.pointee.count
+                guard count > 0 else { return nil }
+                var index = header.pointee.hint < count ? header.pointee.hint : 0
+                for _ in 0..<count {
+                    let member = members[index]
+                    if Int(member.keyLength) == key.count
+                        && (key.isEmpty || memcmp(text.bytes + Int(member.keyStart), key.baseAddress!, key.count) == 0)
+                    {
+                        header.pointee.hint = index &+ 1
+                        return StreamingJSONDecoder.ValueRef(offset: Int(member.value), ordinal: Int(member.ordinal))
+                    }
+                    index &+= 1
+                    if index == count { index = 0 }
+                }
+                return nil
+            }
+        }
+    }
+
+    /// The keys, in the text's order.
+    func keys(in text: JSONText) -> [String] {
+        withUnsafeMutablePointers { header, members in
+            (0..<header.pointee.count).map { index in
+                String(
+                    decoding: UnsafeBufferPointer(
+                        start: text.bytes + Int(members[index].keyStart), count: Int(members[index].keyLength)),
+                    as: UTF8.self)
+            }
+        }
+    }
+
+    /// Whether a key appears twice (the parser rejects such objects).
+    func hasDuplicateKey(in text: JSONText) -> Bool {
+        withUnsafeMutablePointers { header, members in
+            let count = header.pointee.count
+            guard count > 1 else { return false }
+            if count > 16 {
+                return Set(keys(in: text)).count != count
+            }
+            for later in 1..<count {
+                let key = members[later]
+                for earlier in 0..<later where members[earlier].keyLength == key.keyLength {
+                    if memcmp(
+                        text.bytes + Int(members[earlier].keyStart), text.bytes + Int(key.keyStart), Int(key.keyLength))
+                        == 0
+                    {
+                        return true
+                    }
+                }
+            }
+            return false
+        }
+    }
+}

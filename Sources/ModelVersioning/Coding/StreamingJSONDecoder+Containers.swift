@@ -1,0 +1,272 @@
+import Foundation
+
+/// The keyed container of ``StreamingJSONDecoder``: ``TreeKeyedDecodingContainer``'s rules
+/// (excluded keys read as absent, allow lists per key, absent-key values) over an object's
+/// members in the text. What it cannot answer ends the run.
+struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let object: StreamingObject
+
+    init(decoder: StreamingJSONDecoder, object: StreamingObject, model: ModelInfo?, allowed: Set<String>?, depth: Int) {
+        self.object = object
+        let state = object.state
+        state.pointee.decoder = decoder
+        state.pointee.model = model
+        state.pointee.allowed = allowed
+        state.pointee.depth = depth
+    }
+
+    // Set in `init`; an object's decoder is its container's.
+    private var decoder: StreamingJSONDecoder { object.state.pointee.decoder.unsafelyUnwrapped }
+    private var model: ModelInfo? { object.state.pointee.model }
+    private var depth: Int { object.state.pointee.depth }
+
+    var codingPath: [any CodingKey] { decoder.codingPath(depth: depth) }
+
+    var allKeys: [Key] {
+        object.keys(in: decoder.session.text).compactMap { name in
+            guard model?.behavior(forKey: name) != .excluded else { return nil }
+            return Key(stringValue: name)
+        }
+    }
+
+    /// The value under `key`, or `nil` when absent or excluded.
+    @inline(__always)
+    private func lookup(_ key: Key) -> StreamingJSONDecoder.ValueRef? {
+        let name = key.stringValue
+        let state = object.state
+        if let model = state.pointee.model, !model.behaviors.isEmpty, model.behaviors[name] == .excluded { return nil }
+        return object.find(name, in: decoder.session.text)
+    }
+
+    @inline(__always)
+    private func require(_ key: Key) throws -> StreamingJSONDecoder.ValueRef {
+        guard let value = lookup(key) else { throw decoder.unsupported() }
+        return value
+    }
+
+    private func allowList(for key: Key) -> Set<String>? {
+        guard let model else { return object.state.pointee.allowed }
+        return model.allowedTypeNames.isEmpty ? nil : model.allowedTypeNames[key.stringValue]
+    }
+
+    func contains(_ key: Key) -> Bool {
+        lookup(key) != nil
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        decoder.isNull(try require(key))
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try decoder.bool(at: try require(key))
+    }
+
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try decoder.string(at: try require(key))
+    }
+
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try decoder.double(at: try require(key))
+    }
+
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try decoder.float(at: try require(key))
+    }
+
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try decoder.int(at: try require(key))
+    }
+
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
+
+    private func integer<I: FixedWidthInteger>(_ key: Key) throws -> I {
+        try decoder.integer(at: try require(key), as: I.self)
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        if T.self == UnknownFields.self { throw decoder.unsupported() }
+        guard let value = lookup(key) else { return try valueForAbsentKey(T.self) }
+        return try decoder.decode(T.self, from: value, key: .key(key.stringValue), allowed: allowList(for: key))
+    }
+
+    /// Property wrappers that stand for an absent key, as in ``TreeKeyedDecodingContainer``.
+    /// Apart, because naming `T?` makes the runtime look up its metadata on every call.
+    @inline(never)
+    private func valueForAbsentKey<T: Decodable>(_ type: T.Type) throws -> T {
+        if let absent = T.self as? any AbsentKeyDecodable.Type, let value = absent.valueForAbsentKey() as? T {
+            return value
+        }
+        throw decoder.unsupported()
+    }
+
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        guard let value = lookup(key), !decoder.isNull(value) else { return nil }
+        return try decoder.string(at: value)
+    }
+
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        guard let value = lookup(key), !decoder.isNull(value) else { return nil }
+        return try decoder.int(at: value)
+    }
+
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        guard let value = lookup(key), !decoder.isNull(value) else { return nil }
+        return try decoder.double(at: value)
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        guard let value = lookup(key), !decoder.isNull(value) else { return nil }
+        return try decoder.bool(at: value)
+    }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        if T.self == UnknownFields.self { throw decoder.unsupported() }
+        guard let value = lookup(key), !decoder.isNull(value) else { return nil }
+        return try decoder.decode(T.self, from: value, key: .key(key.stringValue), allowed: allowList(for: key))
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
+        let value = try require(key)
+        return try decoder.nestedDecoder(value: value, key: .key(key.stringValue), depth: depth)
+            .container(keyedBy: NestedKey.self)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        let value = try require(key)
+        return try decoder.nestedDecoder(value: value, key: .key(key.stringValue), depth: depth).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder {
+        throw decoder.unsupported()
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        throw decoder.unsupported()
+    }
+}
+
+/// The unkeyed container of ``StreamingJSONDecoder``: the elements of an array, in order.
+struct StreamingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
+    let decoder: StreamingJSONDecoder
+    private var elements: StreamingDecodingSession.ElementCursor
+    let allowed: Set<String>?
+    let depth: Int
+
+    init(decoder: StreamingJSONDecoder, array: StreamingJSONDecoder.ValueRef, allowed: Set<String>?, depth: Int) {
+        self.decoder = decoder
+        self.elements = decoder.session.elements(of: array)
+        self.allowed = allowed
+        self.depth = depth
+    }
+
+    var codingPath: [any CodingKey] { decoder.codingPath(depth: depth) }
+
+    var count: Int? { elements.count }
+
+    var isAtEnd: Bool { elements.isAtEnd }
+
+    var currentIndex: Int { elements.index }
+
+    private mutating func next() throws -> StreamingJSONDecoder.ValueRef {
+        guard let value = elements.next() else { throw decoder.unsupported() }
+        return value
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard !elements.isAtEnd else { throw decoder.unsupported() }
+        if decoder.session.text.bytes[elements.offset] == UInt8(ascii: "n") {
+            _ = elements.next()
+            return true
+        }
+        return false
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try decoder.bool(at: try next()) }
+    mutating func decode(_ type: String.Type) throws -> String { try decoder.string(at: try next()) }
+    mutating func decode(_ type: Double.Type) throws -> Double { try decoder.double(at: try next()) }
+    mutating func decode(_ type: Float.Type) throws -> Float { try decoder.float(at: try next()) }
+    mutating func decode(_ type: Int.Type) throws -> Int { try decoder.int(at: try next()) }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try integer() }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try integer() }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try integer() }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try integer() }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try integer() }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try integer() }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try integer() }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try integer() }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try integer() }
+
+    private mutating func integer<I: FixedWidthInteger>() throws -> I {
+        try decoder.integer(at: try next(), as: I.self)
+    }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let key = TreeDecoder.PathKey.index(currentIndex)
+        return try decoder.decode(T.self, from: try next(), key: key, allowed: allowed)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
+        let key = TreeDecoder.PathKey.index(currentIndex)
+        let value = try next()
+        return try decoder.nestedDecoder(value: value, key: key, depth: depth).container(keyedBy: NestedKey.self)
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let key = TreeDecoder.PathKey.index(currentIndex)
+        let value = try next()
+        return try decoder.nestedDecoder(value: value, key: key, depth: depth).unkeyedContainer()
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        throw decoder.unsupported()
+    }
+}
+
+/// The single-value container of ``StreamingJSONDecoder``.
+struct StreamingSingleValueDecodingContainer: SingleValueDecodingContainer {
+    let decoder: StreamingJSONDecoder
+    let value: StreamingJSONDecoder.ValueRef
+    let allowed: Set<String>?
+    let depth: Int
+
+    var codingPath: [any CodingKey] { decoder.codingPath(depth: depth) }
+
+    func decodeNil() -> Bool { decoder.isNull(value) }
+
+    func decode(_ type: Bool.Type) throws -> Bool { try decoder.bool(at: value) }
+    func decode(_ type: String.Type) throws -> String { try decoder.string(at: value) }
+    func decode(_ type: Double.Type) throws -> Double { try decoder.double(at: value) }
+    func decode(_ type: Float.Type) throws -> Float { try decoder.float(at: value) }
+    func decode(_ type: Int.Type) throws -> Int { try decoder.int(at: value) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.integer(at: value, as: Int8.self) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.integer(at: value, as: Int16.self) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.integer(at: value, as: Int32.self) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.integer(at: value, as: Int64.self) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decoder.integer(at: value, as: UInt.self) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.integer(at: value, as: UInt8.self) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.integer(at: value, as: UInt16.self) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.integer(at: value, as: UInt32.self) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.integer(at: value, as: UInt64.self) }
+
+    /// The same value at the same depth, as ``TreeSingleValueDecodingContainer`` decodes it.
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let saved = decoder.current
+        defer { decoder.current = saved }
+        decoder.current.value = value
+        decoder.current.object = nil
+        decoder.current.allowed = allowed
+        return try decoder.unbox(value, as: T.self)
+    }
+}

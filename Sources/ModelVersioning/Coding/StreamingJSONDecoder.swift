@@ -1,0 +1,368 @@
+import Foundation
+
+/// Decodes a current JSON archive straight from its bytes, without building an `ArchiveValue`
+/// tree first.
+///
+/// ``ArchiveDecoder/decode(_:from:)`` tries it first for JSON. One validating pass
+/// (``JSONStructure``) finds where every array and object ends; then the models' `init(from:)`
+/// read the values where they are: an object's keys are located once, when it is first read,
+/// and strings and numbers are built only when asked for.
+///
+/// It covers what an app reads on every launch after its archives were upgraded: an envelope
+/// (or a top-level object) whose objects are all at their types' current versions, decoded
+/// into exactly their declared model types, plain structs, arrays, optionals, strings, numbers
+/// and Booleans, with the tree decoder's rules (allow lists, excluded keys, exact numeric
+/// conversions, depth limit). Anything else ends the run (``Unsupported``) and the tree decoder
+/// decodes the archive instead: an object that needs migrating (or a document chain to run),
+/// identities and references, polymorphic values and subclasses, tagged values (`$date`,
+/// `$data`, `$double`), archived extras (``UnknownFields``), escaped or non-ASCII keys, plain
+/// (markup-free) JSON, a container the models never read (it might hold something the
+/// migration pass would reject), super decoders, and every error, so that error messages and
+/// paths are the tree decoder's. A run that ended is not resumed: an error a model catches
+/// (`try?`) still sends the archive to the tree decoder, so both give the same result.
+///
+/// One instance serves a run, as ``TreeDecoder`` does: ``frames`` holds the values whose
+/// `init(from:)` is running, with their keys for the coding path.
+final class StreamingJSONDecoder: Decoder {
+    /// Ends a run that the tree decoder must do.
+    struct Unsupported: Error {}
+
+    /// A value in the text: the offset of its first byte and, for arrays and objects, its
+    /// ordinal in the ``JSONStructure`` (`-1` for scalars).
+    struct ValueRef {
+        var offset: Int
+        var ordinal: Int
+    }
+
+    /// One level of the decode, as ``TreeDecoder/Frame``.
+    struct Frame {
+        var key: TreeDecoder.PathKey?
+        var value: ValueRef
+        /// The members of the value when it is an object, once read.
+        var object: StreamingObject?
+        var model: ModelInfo?
+        var allowed: Set<String>?
+    }
+
+    let session: StreamingDecodingSession
+    @exclusivity(unchecked) private(set) var frames: [Frame]
+
+    init(session: StreamingDecodingSession, value: ValueRef, keys: [TreeDecoder.PathKey] = []) {
+        self.session = session
+        var frames: [Frame] = []
+        frames.reserveCapacity(16)
+        frames.append(Frame(key: nil, value: value, object: nil, model: nil, allowed: nil))
+        for key in keys {
+            frames.append(Frame(key: key, value: value, object: nil, model: nil, allowed: nil))
+        }
+        self.frames = frames
+    }
+
+    /// Decodes a `T` from `data` if the whole archive can be read this way; `nil` otherwise (the
+    /// tree decoder then reads it).
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data, with decoder: ArchiveDecoder) -> T? {
+        guard decoder.options.document == nil else { return nil }
+        return data.withUnsafeBytes { raw -> T? in
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), !raw.isEmpty else { return nil }
+            let text = JSONText(bytes: base, end: raw.count)
+            // Objects only: a byte-order mark, an array or a scalar at the top goes to the parser.
+            guard text.byte(at: text.skipWhitespace(from: 0)) == UInt8(ascii: "{"),
+                let structure = JSONStructure.scan(base, count: raw.count, limits: decoder.options.limits)
+            else { return nil }
+            let session = StreamingDecodingSession(text: text, structure: structure, decoder: decoder)
+            do {
+                guard let root = try session.rootValue() else { return nil }
+                let streaming = StreamingJSONDecoder(session: session, value: root)
+                // The root frame holds the root object, which holds the decoder.
+                defer { streaming.frames.removeAll() }
+                let value = try streaming.unbox(root, as: T.self)
+                guard !session.failed, session.allContainersRead else { return nil }
+                return value
+            } catch {
+                return nil
+            }
+        }
+    }
+
+    // MARK: State
+
+    var current: Frame {
+        get { frames[frames.count - 1] }
+        _modify { yield &frames[frames.count - 1] }
+    }
+
+    var depth: Int { frames.count - 1 }
+
+    var keys: [TreeDecoder.PathKey] { frames.compactMap(\.key) }
+
+    var codingPath: [any CodingKey] { keys.map(\.codingKey) }
+
+    func codingPath(depth: Int) -> [any CodingKey] {
+        keys.prefix(depth).map(\.codingKey)
+    }
+
+    var userInfo: [CodingUserInfoKey: Any] { session.options.userInfo }
+
+    /// Ends the run: the tree decoder takes over.
+    func unsupported() -> Unsupported {
+        session.unsupported()
+    }
+
+    @inline(__always)
+    func push(_ key: TreeDecoder.PathKey, value: ValueRef, allowed: Set<String>?) throws {
+        frames.append(Frame(key: key, value: value, object: nil, model: nil, allowed: allowed))
+        guard frames.count <= session.options.limits.maxDepth + 1 else { throw unsupported() }
+    }
+
+    @inline(__always)
+    func pop() {
+        frames.removeLast()
+    }
+
+    /// Decodes `value` as a `T` one level below the current one, under `key`.
+    @inline(__always)
+    func decode<T: Decodable>(_ type: T.Type, from value: ValueRef, key: TreeDecoder.PathKey, allowed: Set<String>?)
+        throws -> T
+    {
+        try push(key, value: value, allowed: allowed)
+        defer { pop() }
+        return try unbox(value, as: T.self)
+    }
+
+    // MARK: Decoder
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        let object = try currentObject()
+        let frame = current
+        return KeyedDecodingContainer(
+            StreamingKeyedDecodingContainer<Key>(
+                decoder: self, object: object, model: frame.model, allowed: frame.allowed, depth: depth))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let value = current.value
+        guard session.text.bytes[value.offset] == UInt8(ascii: "[") else { throw unsupported() }
+        session.markRead(value.ordinal)
+        return StreamingUnkeyedDecodingContainer(decoder: self, array: value, allowed: current.allowed, depth: depth)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        StreamingSingleValueDecodingContainer(
+            decoder: self, value: current.value, allowed: current.allowed, depth: depth)
+    }
+
+    /// The members of the current value, which must be an object.
+    private func currentObject() throws -> StreamingObject {
+        if let object = current.object { return object }
+        let value = current.value
+        guard session.text.bytes[value.offset] == UInt8(ascii: "{") else { throw unsupported() }
+        // Not kept in the frame: a nested decoder's frames are never popped, and the object will
+        // hold this decoder.
+        return try session.readObject(value)
+    }
+
+    /// A separate decoder for a value one level down (nested containers outlive the current
+    /// decode, so they cannot share this decoder's stack).
+    func nestedDecoder(value: ValueRef, key: TreeDecoder.PathKey, depth: Int) throws -> StreamingJSONDecoder {
+        var path = Array(keys.prefix(depth))
+        path.append(key)
+        guard path.count <= session.options.limits.maxDepth else { throw unsupported() }
+        let nested = StreamingJSONDecoder(session: session, value: value, keys: path)
+        nested.current.allowed = current.allowed
+        return nested
+    }
+
+    // MARK: Values
+
+    /// Decodes `value`, the current value, as a `T`: ``TreeDecoder/unbox(_:as:)`` on the text.
+    func unbox<T: Decodable>(_ value: ValueRef, as type: T.Type) throws -> T {
+        let text = session.text
+        switch text.bytes[value.offset] {
+        case UInt8(ascii: "{"):
+            let object = try session.readObject(value)
+            current.object = object
+            guard let typeName = object.typeName else {
+                return try decodeComposite(as: T.self)
+            }
+            return try decodeModel(object, typeName: typeName, as: T.self)
+        case UInt8(ascii: "["):
+            let requested = ObjectIdentifier(T.self)
+            if requested == KnownTypes.stringArray {
+                return unsafeBitCast(try strings(in: value), to: T.self)
+            }
+            if requested == KnownTypes.doubleArray {
+                return unsafeBitCast(try doubles(in: value), to: T.self)
+            }
+            if requested == KnownTypes.intArray {
+                return unsafeBitCast(try ints(in: value), to: T.self)
+            }
+            if let array = T.self as? any ArchiveDecodableArray.Type {
+                return try decodeArray(array, value, as: T.self)
+            }
+            return try decodeComposite(as: T.self)
+        case UInt8(ascii: "\""):
+            if T.self == String.self { return unsafeBitCast(session.string(at: value.offset), to: T.self) }
+            return try unboxScalar(value, as: T.self)
+        default:
+            return try unboxScalar(value, as: T.self)
+        }
+    }
+
+    /// A scalar: the common primitives, the other integer types and `Float`, or the type's own
+    /// `init(from:)` (enums with raw values). Other primitive types (dates, data, URLs…) go to
+    /// the tree decoder.
+    private func unboxScalar<T: Decodable>(_ value: ValueRef, as type: T.Type) throws -> T {
+        if T.self == Int.self { return unsafeBitCast(try int(at: value), to: T.self) }
+        if T.self == Double.self { return unsafeBitCast(try double(at: value), to: T.self) }
+        if T.self == Bool.self { return unsafeBitCast(try bool(at: value), to: T.self) }
+        if T.self == String.self { return unsafeBitCast(try string(at: value), to: T.self) }
+        if T.self is any ArchiveDecodablePrimitive.Type {
+            if let integer = T.self as? any FixedWidthInteger.Type {
+                return try makeInteger(integer, at: value, as: T.self)
+            }
+            if T.self == Float.self { return unsafeBitCast(try float(at: value), to: T.self) }
+            throw unsupported()
+        }
+        return try decodeComposite(as: T.self)
+    }
+
+    private func makeInteger<T>(_ integer: any FixedWidthInteger.Type, at value: ValueRef, as type: T.Type) throws -> T
+    {
+        func make<I: FixedWidthInteger>(_ type: I.Type) throws -> T {
+            // `I` is `T`: the metatype was cast from `T.self`.
+            unsafeBitCast(try self.integer(at: value, as: I.self), to: T.self)
+        }
+        return try make(integer)
+    }
+
+    /// Any other value: the type's own `init(from:)` reads it through the containers.
+    private func decodeComposite<T: Decodable>(as type: T.Type) throws -> T {
+        if T.self == ArchiveValue.self || T.self is any DecodesArchivedObjectsItself.Type { throw unsupported() }
+        if current.model != nil { current.model = nil }
+        return try T(from: self)
+    }
+
+    /// An object: decoded when it is exactly the declared model type, archived at its current
+    /// version (or at none, as the tree decoder accepts), with no identity.
+    private func decodeModel<T: Decodable>(_ object: StreamingObject, typeName: String, as type: T.Type) throws -> T {
+        guard let info = session.infos.info(for: T.self), info.typeName == typeName else { throw unsupported() }
+        if let version = object.version, version != info.version { throw unsupported() }
+        if let allowed = current.allowed {
+            guard allowed.contains(info.typeName) else { throw unsupported() }
+            current.allowed = nil
+        }
+        current.model = info
+        var value = try T(from: self)
+        try withUnsafeMutablePointer(to: &value) { try info.awaken(UnsafeMutableRawPointer($0)) }
+        return value
+    }
+
+    private func decodeArray<T>(_ array: any ArchiveDecodableArray.Type, _ value: ValueRef, as type: T.Type) throws
+        -> T
+    {
+        func make<A: ArchiveDecodableArray>(_ type: A.Type) throws -> T {
+            // `A` is `T`: the metatype was cast from `T.self`.
+            unsafeBitCast(try A.decodeElements(of: value, with: self, allowed: current.allowed), to: T.self)
+        }
+        return try make(array)
+    }
+
+    // MARK: Scalars
+
+    func string(at value: ValueRef) throws -> String {
+        guard session.text.bytes[value.offset] == UInt8(ascii: "\"") else { throw unsupported() }
+        return session.string(at: value.offset)
+    }
+
+    func bool(at value: ValueRef) throws -> Bool {
+        switch session.text.bytes[value.offset] {
+        case UInt8(ascii: "t"): return true
+        case UInt8(ascii: "f"): return false
+        default: throw unsupported()
+        }
+    }
+
+    /// The number at `value` as ``JSONParser`` reads it (`.int`, `.uint` or `.double`).
+    @inline(__always)
+    func number(at value: ValueRef) throws -> ArchiveValue {
+        let first = session.text.bytes[value.offset]
+        guard first == UInt8(ascii: "-") || first &- UInt8(ascii: "0") < 10 else { throw unsupported() }
+        var position = value.offset
+        guard let number = session.text.number(at: &position) else { throw unsupported() }
+        return number
+    }
+
+    @inline(__always)
+    func int(at value: ValueRef) throws -> Int {
+        guard let result = try number(at: value).exactInteger(as: Int.self) else { throw unsupported() }
+        return result
+    }
+
+    func integer<I: FixedWidthInteger>(at value: ValueRef, as type: I.Type) throws -> I {
+        guard let result = try number(at: value).exactInteger(as: I.self) else { throw unsupported() }
+        return result
+    }
+
+    @inline(__always)
+    func double(at value: ValueRef) throws -> Double {
+        guard let result = try number(at: value).numberAsDouble else { throw unsupported() }
+        return result
+    }
+
+    func float(at value: ValueRef) throws -> Float {
+        guard let float = ArchiveValue.float(fitting: try double(at: value)) else { throw unsupported() }
+        return float
+    }
+
+    func isNull(_ value: ValueRef) -> Bool {
+        session.text.bytes[value.offset] == UInt8(ascii: "n")
+    }
+
+    // MARK: Arrays of primitives
+
+    private func strings(in array: ValueRef) throws -> [String] {
+        var result: [String] = []
+        var elements = session.elements(of: array)
+        result.reserveCapacity(elements.count)
+        while let element = elements.next() {
+            result.append(try string(at: element))
+        }
+        return result
+    }
+
+    private func doubles(in array: ValueRef) throws -> [Double] {
+        var result: [Double] = []
+        var elements = session.elements(of: array)
+        result.reserveCapacity(elements.count)
+        while let element = elements.next() {
+            result.append(try double(at: element))
+        }
+        return result
+    }
+
+    private func ints(in array: ValueRef) throws -> [Int] {
+        var result: [Int] = []
+        var elements = session.elements(of: array)
+        result.reserveCapacity(elements.count)
+        while let element = elements.next() {
+            result.append(try int(at: element))
+        }
+        return result
+    }
+}
+
+extension Array where Element: Decodable {
+    static func decodeElements(
+        of array: StreamingJSONDecoder.ValueRef, with decoder: StreamingJSONDecoder, allowed: Set<String>?
+    ) throws -> [Element] {
+        var result: [Element] = []
+        var elements = decoder.session.elements(of: array)
+        result.reserveCapacity(elements.count)
+        var index = 0
+        while let element = elements.next() {
+            result.append(try decoder.decode(Element.self, from: element, key: .index(index), allowed: allowed))
+            index &+= 1
+        }
+        return result
+    }
+}

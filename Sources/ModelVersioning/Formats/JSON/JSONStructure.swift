@@ -1,0 +1,386 @@
+import Foundation
+
+/// The shape of a JSON text, found by one validating pass that builds no values: where each
+/// array and object ends, how many entries it holds and how many containers it nests.
+///
+/// ``StreamingJSONDecoder`` reads values straight from the bytes with it: a container is found
+/// by its ordinal (containers are numbered in the order their brackets open), skipped in one step
+/// and counted without a second scan.
+///
+/// The pass accepts only what ``JSONParser`` accepts, and less: anything it is unsure of (a
+/// byte-order mark, a raw string longer than ``ArchiveLimits/maxStringLength``, nesting within
+/// two levels of ``ArchiveLimits/maxDepth``, an input too large for 32-bit offsets) makes it
+/// return `nil`, and the parser reads the text instead and reports what is wrong.
+///
+/// ```swift
+/// // {"a": [1, {"b": 2}], "c": {}}: containers 0 (the object, 3 nested), 1 (the array),
+/// // 2 ({"b": 2}), 3 ({}).
+/// ```
+struct JSONStructure {
+    /// One array or object.
+    struct Container {
+        /// The offset of its closing bracket.
+        var end: UInt32
+        /// Its elements or members.
+        var count: UInt32
+        /// The containers inside it, at any depth: the next sibling's ordinal is this one's
+        /// plus `descendants + 1`.
+        var descendants: UInt32
+    }
+
+    /// Every container, by ordinal.
+    let containers: [Container]
+
+    /// Validates `count` bytes at `bytes` as one JSON value within `limits`; `nil` when they are
+    /// not valid JSON or the pass cannot vouch for them (see the type's discussion).
+    static func scan(_ bytes: UnsafePointer<UInt8>, count: Int, limits: ArchiveLimits) -> JSONStructure? {
+        guard count > 0, count < Int(UInt32.max), count <= limits.maxInputBytes else { return nil }
+        var scanner = Scanner(bytes: bytes, end: count, limits: limits)
+        guard let containers = scanner.run() else { return nil }
+        return JSONStructure(containers: containers)
+    }
+
+    private struct Open {
+        var ordinal: Int
+        var isObject: Bool
+        var count: Int
+    }
+
+    private struct Scanner {
+        let text: JSONText
+        let maxDepth: Int
+        let maxValues: Int
+        let maxCollectionCount: Int
+        let maxStringLength: Int
+        var position = 0
+
+        init(bytes: UnsafePointer<UInt8>, end: Int, limits: ArchiveLimits) {
+            text = JSONText(bytes: bytes, end: end)
+            // The decoder and the migration walk count levels from other starting points: two
+            // levels of margin, so that whatever this pass accepts, they accept too.
+            maxDepth = limits.maxDepth - 2
+            maxValues = limits.maxObjectCount
+            maxCollectionCount = limits.maxCollectionCount
+            maxStringLength = limits.maxStringLength
+        }
+
+        mutating func run() -> [Container]? {
+            var containers: [Container] = []
+            containers.reserveCapacity(Swift.max(16, text.end / 64))
+            var open: [Open] = []
+            open.reserveCapacity(Swift.max(0, Swift.min(maxDepth, 64)))
+            var values = 0
+            position = text.skipWhitespace(from: 0)
+            valueLoop: while true {
+                // At the first byte of a value.
+                values &+= 1
+                guard values <= maxValues else { return nil }
+                switch text.byte(at: position) {
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    let isObject = text.bytes[position] == UInt8(ascii: "{")
+                    guard open.count < maxDepth else { return nil }
+                    open.append(Open(ordinal: containers.count, isObject: isObject, count: 0))
+                    containers.append(Container(end: 0, count: 0, descendants: 0))
+                    position = text.skipWhitespace(from: position &+ 1)
+                    if text.byte(at: position) != (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                        if isObject {
+                            guard readKeyAndColon() else { return nil }
+                        }
+                        continue valueLoop
+                    }
+                    close(&open, &containers)
+                case UInt8(ascii: "\""):
+                    guard let next = text.validatedStringEnd(from: position, maxLength: maxStringLength) else {
+                        return nil
+                    }
+                    position = next
+                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    guard text.number(at: &position) != nil else { return nil }
+                case UInt8(ascii: "t"):
+                    guard text.matches("true", at: position) else { return nil }
+                    position &+= 4
+                case UInt8(ascii: "f"):
+                    guard text.matches("false", at: position) else { return nil }
+                    position &+= 5
+                case UInt8(ascii: "n"):
+                    guard text.matches("null", at: position) else { return nil }
+                    position &+= 4
+                default:
+                    return nil
+                }
+                // A value is finished: hand it to its container; closing a container finishes another.
+                while true {
+                    guard let last = open.indices.last else {
+                        position = text.skipWhitespace(from: position)
+                        return position == text.end ? containers : nil
+                    }
+                    open[last].count &+= 1
+                    guard open[last].count <= maxCollectionCount else { return nil }
+                    position = text.skipWhitespace(from: position)
+                    let next = text.byte(at: position)
+                    if next == UInt8(ascii: ",") {
+                        position = text.skipWhitespace(from: position &+ 1)
+                        if open[last].isObject {
+                            guard readKeyAndColon() else { return nil }
+                        }
+                        continue valueLoop
+                    }
+                    guard next == (open[last].isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return nil }
+                    close(&open, &containers)
+                }
+            }
+        }
+
+        /// Closes the innermost container at its bracket (`position`) and moves past it.
+        private mutating func close(_ open: inout [Open], _ containers: inout [Container]) {
+            let closed = open.removeLast()
+            containers[closed.ordinal] = Container(
+                end: UInt32(truncatingIfNeeded: position), count: UInt32(truncatingIfNeeded: closed.count),
+                descendants: UInt32(truncatingIfNeeded: containers.count &- closed.ordinal &- 1))
+            position &+= 1
+        }
+
+        /// Reads `"key" :` and the whitespace after it.
+        private mutating func readKeyAndColon() -> Bool {
+            guard text.byte(at: position) == UInt8(ascii: "\""),
+                let next = text.validatedStringEnd(from: position, maxLength: maxStringLength)
+            else { return false }
+            position = text.skipWhitespace(from: next)
+            guard text.byte(at: position) == UInt8(ascii: ":") else { return false }
+            position = text.skipWhitespace(from: position &+ 1)
+            return true
+        }
+    }
+}
+
+/// Read-only access to JSON bytes for ``JSONStructure`` and ``StreamingJSONDecoder``: the
+/// scalar grammar shared with ``JSONParser`` (whitespace, literals, numbers through
+/// ``JSONNumberParser``, strings with the same escapes and UTF-8 checks).
+struct JSONText {
+    let bytes: UnsafePointer<UInt8>
+    let end: Int
+
+    /// The byte at `offset`, or 0 at and past the end (0 is invalid everywhere it is read).
+    @inline(__always)
+    func byte(at offset: Int) -> UInt8 {
+        offset < end ? bytes[offset] : 0
+    }
+
+    @inline(__always)
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    @inline(__always)
+    func skipWhitespace(from offset: Int) -> Int {
+        var cursor = offset
+        while cursor < end, bytes[cursor] <= 0x20, Self.isWhitespace(bytes[cursor]) { cursor &+= 1 }
+        return cursor
+    }
+
+    @inline(__always)
+    func matches(_ literal: StaticString, at offset: Int) -> Bool {
+        let length = literal.utf8CodeUnitCount
+        return end &- offset >= length && memcmp(bytes + offset, literal.utf8Start, length) == 0
+    }
+
+    /// The number at `position` (as ``JSONParser`` reads it), moving past it; `nil` when the
+    /// literal is invalid.
+    @inline(__always)
+    func number(at position: inout Int) -> ArchiveValue? {
+        if let short = JSONNumberParser.parseShort(bytes, at: &position, end: end) { return short }
+        switch JSONNumberParser.parse(bytes, from: position, end: end) {
+        case .value(let number, let next):
+            position = next
+            return number
+        case .failure:
+            return nil
+        }
+    }
+
+    /// The first quote, backslash or control character at or after `from` (``end`` when none),
+    /// and the OR of the bytes before it.
+    @inline(__always)
+    func scanString(from: Int) -> (stop: Int, highBits: UInt64) {
+        var cursor = from
+        var highBits: UInt64 = 0
+        while end &- cursor >= 8 {
+            let word = UInt64(littleEndian: UnsafeRawPointer(bytes + cursor).loadUnaligned(as: UInt64.self))
+            let quotes = word ^ 0x2222_2222_2222_2222
+            let backslashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
+            let special =
+                (((quotes &- 0x0101_0101_0101_0101) & ~quotes) | ((backslashes &- 0x0101_0101_0101_0101) & ~backslashes)
+                    | ((word &- 0x2020_2020_2020_2020) & ~word)) & 0x8080_8080_8080_8080
+            if special != 0 {
+                let before = special.trailingZeroBitCount &>> 3
+                highBits |= word & ((1 &<< UInt64(truncatingIfNeeded: before &* 8)) &- 1)
+                return (cursor &+ before, highBits)
+            }
+            highBits |= word
+            cursor &+= 8
+        }
+        while cursor < end {
+            let current = bytes[cursor]
+            if current == UInt8(ascii: "\"") || current == UInt8(ascii: "\\") || current < 0x20 { break }
+            highBits |= UInt64(current)
+            cursor &+= 1
+        }
+        return (cursor, highBits)
+    }
+
+    /// Checks the string whose opening quote is at `offset` as ``JSONParser`` does (escapes,
+    /// paired surrogates, no raw control characters, valid UTF-8) and returns the offset after
+    /// its closing quote; `nil` when it is invalid or its raw text is longer than `maxLength`.
+    @inline(__always)
+    func validatedStringEnd(from offset: Int, maxLength: Int) -> Int? {
+        // The common case: ASCII without escapes.
+        let contentStart = offset &+ 1
+        let (stop, bits) = scanString(from: contentStart)
+        if stop < end && bytes[stop] == UInt8(ascii: "\"") && bits & 0x8080_8080_8080_8080 == 0 {
+            return stop &- contentStart <= maxLength ? stop &+ 1 : nil
+        }
+        return validatedStringEndSlowly(from: offset, maxLength: maxLength)
+    }
+
+    private func validatedStringEndSlowly(from offset: Int, maxLength: Int) -> Int? {
+        let contentStart = offset &+ 1
+        var cursor = contentStart
+        var highBits: UInt64 = 0
+        while true {
+            let (stop, bits) = scanString(from: cursor)
+            highBits |= bits
+            guard stop < end else { return nil }
+            let current = bytes[stop]
+            if current == UInt8(ascii: "\"") {
+                cursor = stop
+                break
+            }
+            guard current == UInt8(ascii: "\\") else { return nil }
+            switch byte(at: stop &+ 1) {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                cursor = stop &+ 2
+            case UInt8(ascii: "u"):
+                guard let unit = hexQuad(at: stop &+ 2) else { return nil }
+                cursor = stop &+ 6
+                if unit >= 0xD800 && unit <= 0xDBFF {
+                    guard byte(at: cursor) == UInt8(ascii: "\\"), byte(at: cursor &+ 1) == UInt8(ascii: "u"),
+                        let low = hexQuad(at: cursor &+ 2), low >= 0xDC00, low <= 0xDFFF
+                    else { return nil }
+                    cursor &+= 6
+                } else if unit >= 0xDC00 && unit <= 0xDFFF {
+                    return nil
+                }
+            default:
+                return nil
+            }
+        }
+        let length = cursor &- contentStart
+        guard length <= maxLength else { return nil }
+        if highBits & 0x8080_8080_8080_8080 != 0,
+            UTF8Validation.firstInvalidOffset(in: UnsafeBufferPointer(start: bytes + contentStart, count: length))
+                != nil
+        {
+            return nil
+        }
+        return cursor &+ 1
+    }
+
+    /// The offset after the closing quote of a string already validated, whose opening quote
+    /// is at `offset`.
+    @inline(__always)
+    func stringEnd(from offset: Int) -> Int {
+        var cursor = offset &+ 1
+        while true {
+            let (stop, _) = scanString(from: cursor)
+            guard stop < end else { return end }
+            if bytes[stop] == UInt8(ascii: "\\") {
+                cursor = stop &+ 2
+            } else if bytes[stop] == UInt8(ascii: "\"") {
+                return stop &+ 1
+            } else {
+                cursor = stop &+ 1
+            }
+        }
+    }
+
+    /// The string (already validated) whose opening quote is at `offset`.
+    func string(at offset: Int, scratch: inout [UInt8]) -> String {
+        let contentStart = offset &+ 1
+        let (stop, _) = scanString(from: contentStart)
+        if stop < end && bytes[stop] == UInt8(ascii: "\"") {
+            return JSONParser.string(
+                validUTF8: UnsafeBufferPointer(start: bytes + contentStart, count: stop &- contentStart))
+        }
+        scratch.removeAll(keepingCapacity: true)
+        var segmentStart = contentStart
+        var cursor = stop
+        while cursor < end {
+            let current = bytes[cursor]
+            if current != UInt8(ascii: "\"") && current != UInt8(ascii: "\\") {
+                cursor &+= 1
+                continue
+            }
+            scratch.append(contentsOf: UnsafeBufferPointer(start: bytes + segmentStart, count: cursor &- segmentStart))
+            if current == UInt8(ascii: "\"") { break }
+            let escaped = byte(at: cursor &+ 1)
+            cursor &+= 2
+            switch escaped {
+            case UInt8(ascii: "b"): scratch.append(0x08)
+            case UInt8(ascii: "f"): scratch.append(0x0C)
+            case UInt8(ascii: "n"): scratch.append(0x0A)
+            case UInt8(ascii: "r"): scratch.append(0x0D)
+            case UInt8(ascii: "t"): scratch.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = hexQuad(at: cursor) ?? 0xFFFD
+                cursor &+= 4
+                if scalar >= 0xD800 && scalar <= 0xDBFF, let low = hexQuad(at: cursor &+ 2) {
+                    scalar = 0x10000 &+ ((scalar &- 0xD800) << 10) &+ (low &- 0xDC00)
+                    cursor &+= 6
+                }
+                Self.appendUTF8(scalar, to: &scratch)
+            default: scratch.append(escaped)
+            }
+            segmentStart = cursor
+        }
+        return String(decoding: scratch, as: UTF8.self)
+    }
+
+    /// The value of four hex digits at `offset`, or `nil`.
+    func hexQuad(at offset: Int) -> UInt32? {
+        guard end &- offset >= 4 else { return nil }
+        var value: UInt32 = 0
+        for index in offset..<(offset &+ 4) {
+            let digit = bytes[index]
+            let nibble: UInt8
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = digit &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = digit &- UInt8(ascii: "a") &+ 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = digit &- UInt8(ascii: "A") &+ 10
+            default: return nil
+            }
+            value = value << 4 | UInt32(nibble)
+        }
+        return value
+    }
+
+    /// Appends a scalar (never a surrogate) as UTF-8.
+    static func appendUTF8(_ scalar: UInt32, to bytes: inout [UInt8]) {
+        switch scalar {
+        case 0..<0x80:
+            bytes.append(UInt8(truncatingIfNeeded: scalar))
+        case 0x80..<0x800:
+            bytes.append(UInt8(truncatingIfNeeded: 0xC0 | scalar >> 6))
+            bytes.append(UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            bytes.append(UInt8(truncatingIfNeeded: 0xE0 | scalar >> 12))
+            bytes.append(UInt8(truncatingIfNeeded: 0x80 | scalar >> 6 & 0x3F))
+            bytes.append(UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
+        default:
+            bytes.append(UInt8(truncatingIfNeeded: 0xF0 | scalar >> 18))
+            bytes.append(UInt8(truncatingIfNeeded: 0x80 | scalar >> 12 & 0x3F))
+            bytes.append(UInt8(truncatingIfNeeded: 0x80 | scalar >> 6 & 0x3F))
+            bytes.append(UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
+        }
+    }
+}
