@@ -5,6 +5,7 @@ import Foundation
 final class StreamingDecodingSession {
     let text: JSONText
     let containers: [JSONStructure.Container]
+    let entries: [UInt32]
     let registry: ModelRegistry
     let options: DecodingOptions
     let catalog: MigrationCatalog
@@ -21,6 +22,7 @@ final class StreamingDecodingSession {
     init(text: JSONText, structure: JSONStructure, decoder: ArchiveDecoder) {
         self.text = text
         self.containers = structure.containers
+        self.entries = structure.entries
         self.registry = decoder.registry
         self.options = decoder.options
         self.catalog = decoder.registry.catalog
@@ -58,76 +60,55 @@ final class StreamingDecodingSession {
 
     /// The value starting at `offset`; `nextOrdinal` is the ordinal the next container takes
     /// and moves past this value's containers.
+    /// `nextEntry` moves past the value's nested entries.
     @inline(__always)
-    func value(at offset: Int, nextOrdinal: inout Int) -> StreamingJSONDecoder.ValueRef {
+    func value(at offset: Int, nextOrdinal: inout Int, nextEntry: inout Int) -> StreamingJSONDecoder.ValueRef {
         let first = text.bytes[offset]
         guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
             return StreamingJSONDecoder.ValueRef(offset: offset, ordinal: -1)
         }
         let ordinal = nextOrdinal
-        nextOrdinal = ordinal &+ 1 &+ Int(containers[ordinal].descendants)
+        let container = containers[ordinal]
+        nextOrdinal = ordinal &+ 1 &+ Int(container.descendants)
+        nextEntry &+= Int(container.nestedEntries)
         return StreamingJSONDecoder.ValueRef(offset: offset, ordinal: ordinal)
-    }
-
-    /// The offset just after `value`.
-    @inline(__always)
-    func end(of value: StreamingJSONDecoder.ValueRef) -> Int {
-        if value.ordinal >= 0 { return Int(containers[value.ordinal].end) &+ 1 }
-        switch text.bytes[value.offset] {
-        case UInt8(ascii: "\""):
-            return text.stringEnd(from: value.offset)
-        case UInt8(ascii: "t"), UInt8(ascii: "n"):
-            return value.offset &+ 4
-        case UInt8(ascii: "f"):
-            return value.offset &+ 5
-        default:
-            var cursor = value.offset &+ 1
-            while cursor < text.end {
-                let byte = text.bytes[cursor]
-                guard
-                    byte &- UInt8(ascii: "0") < 10 || byte == UInt8(ascii: ".") || byte | 0x20 == UInt8(ascii: "e")
-                        || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
-                else { break }
-                cursor &+= 1
-            }
-            return cursor
-        }
     }
 
     /// The elements of an array, in order; marks the array read.
     func elements(of array: StreamingJSONDecoder.ValueRef) -> ElementCursor {
         markRead(array.ordinal)
+        let container = containers[array.ordinal]
         return ElementCursor(
-            session: self, count: Int(containers[array.ordinal].count),
-            offset: text.skipWhitespace(from: array.offset &+ 1), nextOrdinal: array.ordinal &+ 1)
+            session: self, first: Int(container.firstEntry), count: Int(container.count),
+            nextOrdinal: array.ordinal &+ 1)
     }
 
     /// Walks the elements of one array.
     struct ElementCursor {
         let session: StreamingDecodingSession
+        private var nextEntry: Int
         let count: Int
         private(set) var index = 0
-        /// The first byte of the next element.
-        private(set) var offset: Int
         private var nextOrdinal: Int
 
-        init(session: StreamingDecodingSession, count: Int, offset: Int, nextOrdinal: Int) {
+        init(session: StreamingDecodingSession, first: Int, count: Int, nextOrdinal: Int) {
             self.session = session
+            self.nextEntry = first
             self.count = count
-            self.offset = offset
             self.nextOrdinal = nextOrdinal
         }
 
         var isAtEnd: Bool { index >= count }
 
+        /// The first byte of the next element (at the end: of the closing bracket's entry, unused).
+        var offset: Int { Int(session.entries[nextEntry]) }
+
         @inline(__always)
         mutating func next() -> StreamingJSONDecoder.ValueRef? {
             guard index < count else { return nil }
-            let value = session.value(at: offset, nextOrdinal: &nextOrdinal)
-            let text = session.text
-            var cursor = text.skipWhitespace(from: session.end(of: value))
-            if text.byte(at: cursor) == UInt8(ascii: ",") { cursor = text.skipWhitespace(from: cursor &+ 1) }
-            offset = cursor
+            let offset = Int(session.entries[nextEntry])
+            nextEntry &+= 1
+            let value = session.value(at: offset, nextOrdinal: &nextOrdinal, nextEntry: &nextEntry)
             index &+= 1
             return value
         }
@@ -139,25 +120,27 @@ final class StreamingDecodingSession {
     /// at the top), its fields and where their values are. Ends the run for anything the tree
     /// decoder must handle (see ``StreamingJSONDecoder``); marks the object read.
     func readObject(_ value: StreamingJSONDecoder.ValueRef) throws -> StreamingObject {
-        let count = Int(containers[value.ordinal].count)
+        let container = containers[value.ordinal]
+        let count = Int(container.count)
+        var nextEntry = Int(container.firstEntry)
         let object = StreamingObject.make(capacity: count)
         let state = object.state
         let bytes = text.bytes
-        var cursor = text.skipWhitespace(from: value.offset &+ 1)
         var nextOrdinal = value.ordinal &+ 1
         var typeName: String?
         var version: Int?
         var sawVersion = false
         for index in 0..<count {
-            let keyStart = cursor &+ 1
+            let keyStart = Int(entries[nextEntry]) &+ 1
+            nextEntry &+= 1
             let (stop, highBits) = text.scanString(from: keyStart)
             // Escaped and non-ASCII keys compare as Swift strings in the tree: not here.
             guard stop < text.end, bytes[stop] == UInt8(ascii: "\""), highBits & 0x8080_8080_8080_8080 == 0 else {
                 throw unsupported()
             }
             let keyLength = stop &- keyStart
-            cursor = text.skipWhitespace(from: text.skipWhitespace(from: stop &+ 1) &+ 1)
-            let member = self.value(at: cursor, nextOrdinal: &nextOrdinal)
+            let cursor = text.skipWhitespace(from: text.skipWhitespace(from: stop &+ 1) &+ 1)
+            let member = self.value(at: cursor, nextOrdinal: &nextOrdinal, nextEntry: &nextEntry)
             if keyLength > 0 && bytes[keyStart] == UInt8(ascii: "$") {
                 switch MarkupKey(bytes + keyStart, length: keyLength) {
                 case .type?:
@@ -181,8 +164,6 @@ final class StreamingDecodingSession {
             } else {
                 object.append(keyStart: keyStart, keyLength: keyLength, value: member)
             }
-            cursor = text.skipWhitespace(from: end(of: member))
-            if text.byte(at: cursor) == UInt8(ascii: ",") { cursor = text.skipWhitespace(from: cursor &+ 1) }
         }
         if sawVersion && typeName == nil { throw unsupported() }
         if let typeName, needsUpgrade(typeName, version) { throw unsupported() }

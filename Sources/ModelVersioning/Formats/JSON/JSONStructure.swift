@@ -26,18 +26,26 @@ struct JSONStructure {
         /// The containers inside it, at any depth: the next sibling's ordinal is this one's
         /// plus `descendants + 1`.
         var descendants: UInt32
+        /// Where its entries start in ``JSONStructure/entries``.
+        var firstEntry: UInt32
+        /// The entries of it and of every container inside it: an entry whose value is a
+        /// container is followed by that container's `nestedEntries`.
+        var nestedEntries: UInt32
     }
 
     /// Every container, by ordinal.
     let containers: [Container]
+    /// The offsets of every container's entries (the opening quote of each key of an object,
+    /// the first byte of each element of an array), in the text's order.
+    let entries: [UInt32]
 
     /// Validates `count` bytes at `bytes` as one JSON value within `limits`; `nil` when they are
     /// not valid JSON or the pass cannot vouch for them (see the type's discussion).
     static func scan(_ bytes: UnsafePointer<UInt8>, count: Int, limits: ArchiveLimits) -> JSONStructure? {
         guard count > 0, count < Int(UInt32.max), count <= limits.maxInputBytes else { return nil }
         var scanner = Scanner(bytes: bytes, end: count, limits: limits)
-        guard let containers = scanner.run() else { return nil }
-        return JSONStructure(containers: containers)
+        guard scanner.run() else { return nil }
+        return JSONStructure(containers: scanner.containers, entries: scanner.entries)
     }
 
     private struct Open {
@@ -53,6 +61,10 @@ struct JSONStructure {
         let maxCollectionCount: Int
         let maxStringLength: Int
         var position = 0
+        var containers: [Container] = []
+        var entries: [UInt32] = []
+        /// The containers still open, innermost last.
+        private var open: [Open] = []
 
         init(bytes: UnsafePointer<UInt8>, end: Int, limits: ArchiveLimits) {
             text = JSONText(bytes: bytes, end: end)
@@ -64,84 +76,97 @@ struct JSONStructure {
             maxStringLength = limits.maxStringLength
         }
 
-        mutating func run() -> [Container]? {
-            var containers: [Container] = []
+        mutating func run() -> Bool {
             containers.reserveCapacity(Swift.max(16, text.end / 64))
-            var open: [Open] = []
+            entries.reserveCapacity(Swift.max(16, text.end / 16))
             open.reserveCapacity(Swift.max(0, Swift.min(maxDepth, 64)))
             var values = 0
+            var inArray = false
             position = text.skipWhitespace(from: 0)
             valueLoop: while true {
                 // At the first byte of a value.
                 values &+= 1
-                guard values <= maxValues else { return nil }
+                guard values <= maxValues else { return false }
+                if inArray { entries.append(UInt32(truncatingIfNeeded: position)) }
                 switch text.byte(at: position) {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
                     let isObject = text.bytes[position] == UInt8(ascii: "{")
-                    guard open.count < maxDepth else { return nil }
+                    guard open.count < maxDepth else { return false }
                     open.append(Open(ordinal: containers.count, isObject: isObject, count: 0))
-                    containers.append(Container(end: 0, count: 0, descendants: 0))
+                    containers.append(
+                        Container(
+                            end: 0, count: 0, descendants: 0, firstEntry: UInt32(truncatingIfNeeded: entries.count),
+                            nestedEntries: 0))
                     position = text.skipWhitespace(from: position &+ 1)
                     if text.byte(at: position) != (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                         if isObject {
-                            guard readKeyAndColon() else { return nil }
+                            guard readKeyAndColon() else { return false }
                         }
+                        inArray = !isObject
                         continue valueLoop
                     }
-                    close(&open, &containers)
+                    close()
                 case UInt8(ascii: "\""):
                     guard let next = text.validatedStringEnd(from: position, maxLength: maxStringLength) else {
-                        return nil
+                        return false
                     }
                     position = next
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    guard text.number(at: &position) != nil else { return nil }
+                    guard text.number(at: &position) != nil else { return false }
                 case UInt8(ascii: "t"):
-                    guard text.matches("true", at: position) else { return nil }
+                    guard text.matches("true", at: position) else { return false }
                     position &+= 4
                 case UInt8(ascii: "f"):
-                    guard text.matches("false", at: position) else { return nil }
+                    guard text.matches("false", at: position) else { return false }
                     position &+= 5
                 case UInt8(ascii: "n"):
-                    guard text.matches("null", at: position) else { return nil }
+                    guard text.matches("null", at: position) else { return false }
                     position &+= 4
                 default:
-                    return nil
+                    return false
                 }
                 // A value is finished: hand it to its container; closing a container finishes another.
                 while true {
                     guard let last = open.indices.last else {
                         position = text.skipWhitespace(from: position)
-                        return position == text.end ? containers : nil
+                        return position == text.end
                     }
                     open[last].count &+= 1
-                    guard open[last].count <= maxCollectionCount else { return nil }
+                    guard open[last].count <= maxCollectionCount else { return false }
                     position = text.skipWhitespace(from: position)
                     let next = text.byte(at: position)
+                    let isObject = open[last].isObject
                     if next == UInt8(ascii: ",") {
                         position = text.skipWhitespace(from: position &+ 1)
-                        if open[last].isObject {
-                            guard readKeyAndColon() else { return nil }
+                        if isObject {
+                            guard readKeyAndColon() else { return false }
                         }
+                        inArray = !isObject
                         continue valueLoop
                     }
-                    guard next == (open[last].isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return nil }
-                    close(&open, &containers)
+                    guard next == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return false }
+                    close()
                 }
             }
         }
 
         /// Closes the innermost container at its bracket (`position`) and moves past it.
-        private mutating func close(_ open: inout [Open], _ containers: inout [Container]) {
+        private mutating func close() {
             let closed = open.removeLast()
-            containers[closed.ordinal] = Container(
-                end: UInt32(truncatingIfNeeded: position), count: UInt32(truncatingIfNeeded: closed.count),
-                descendants: UInt32(truncatingIfNeeded: containers.count &- closed.ordinal &- 1))
+            containers.withUnsafeMutableBufferPointer { containers in
+                containers[closed.ordinal].end = UInt32(truncatingIfNeeded: position)
+                containers[closed.ordinal].count = UInt32(truncatingIfNeeded: closed.count)
+                containers[closed.ordinal].descendants = UInt32(
+                    truncatingIfNeeded: containers.count &- closed.ordinal &- 1)
+                containers[closed.ordinal].nestedEntries = UInt32(
+                    truncatingIfNeeded: entries.count &- Int(containers[closed.ordinal].firstEntry))
+            }
             position &+= 1
         }
 
         /// Reads `"key" :` and the whitespace after it.
         private mutating func readKeyAndColon() -> Bool {
+            entries.append(UInt32(truncatingIfNeeded: position))
             guard text.byte(at: position) == UInt8(ascii: "\""),
                 let next = text.validatedStringEnd(from: position, maxLength: maxStringLength)
             else { return false }
