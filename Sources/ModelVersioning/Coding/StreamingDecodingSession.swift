@@ -240,15 +240,19 @@ final class StreamingDecodingSession {
         guard case .int(let format) = text.number(at: &position), format >= 1,
             format <= ArchiveEnvelope.currentFormatVersion
         else { return nil }
-        if let document = member(ArchiveEnvelope.documentKey), bytes(document) != UInt8(ascii: "n") {
-            guard bytes(document) == UInt8(ascii: "\""),
-                catalog.document(named: string(at: document.offset)) == nil
-            else { return nil }
-        }
+        var documentVersion: Int64?
         if let version = member(ArchiveEnvelope.documentVersionKey), bytes(version) != UInt8(ascii: "n") {
             var position = version.offset
             guard version.ordinal < 0, case .int(let number) = text.number(at: &position), number >= 0 else {
                 return nil
+            }
+            documentVersion = number
+        }
+        if let document = member(ArchiveEnvelope.documentKey), bytes(document) != UInt8(ascii: "n") {
+            guard bytes(document) == UInt8(ascii: "\"") else { return nil }
+            // A document with a chain: the pass leaves it alone only at the chain's current version.
+            if let chain = catalog.document(named: string(at: document.offset)) {
+                guard documentVersion == Int64(chain.currentVersion) else { return nil }
             }
         }
         return member(ArchiveEnvelope.rootKey)
