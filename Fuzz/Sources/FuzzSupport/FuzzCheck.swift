@@ -67,6 +67,29 @@ public enum FuzzCheck {
         }
     }
 
+    /// Decodes `data` as a `T` with `decode(_:from:)` (which reads current JSON archives
+    /// straight from the bytes when it can) and through the tree (`decode(_:fromTree:)` of what
+    /// the reader builds): both give the same value (compared as the trees they encode to) or
+    /// both fail. Returns the value.
+    @discardableResult
+    public static func sameDecoding<T: Codable>(
+        _ type: T.Type, from data: Data, with decoder: ArchiveDecoder, registry: ModelRegistry
+    ) -> T? {
+        let direct = valueOrArchiveError("decode(_:from:)") { try decoder.decode(T.self, from: data) }
+        let tree = valueOrArchiveError("decode(_:fromTree:)") {
+            let (tree, _) = try ArchiveFormat.read(data, options: ArchiveReadingOptions(limits: decoder.options.limits))
+            return try decoder.decode(T.self, fromTree: tree)
+        }
+        precondition((direct == nil) == (tree == nil), "decode(_:from:) and the tree decoder disagree on \(T.self)")
+        if let direct, let tree {
+            let encoder = ArchiveEncoder(registry: registry)
+            let first = valueOrArchiveError("encodeTree of the direct value") { try encoder.encodeTree(direct) }
+            let second = valueOrArchiveError("encodeTree of the tree's value") { try encoder.encodeTree(tree) }
+            precondition(first == second, "decode(_:from:) and the tree decoder decode different \(T.self) values")
+        }
+        return direct
+    }
+
     /// Writes the named seeds into the directory in `FUZZ_WRITE_SEEDS`, if set, and exits: how
     /// `Fuzz/make-corpora.sh` asks a target for the inputs it cannot find among the fixtures.
     public static func writeSeedsIfAsked(_ seeds: () throws -> [(name: String, data: Data)]) {

@@ -5,7 +5,8 @@ import ModelVersioning
 // libFuzzer target: bytes → any reader → migration → ArchiveDecoder into a recursive polymorphic
 // model set (FuzzModels.swift), strictly and leniently; what decodes is encoded again in every
 // format and decoded back, and its JSON written straight from the values must equal the tree
-// writer's. A value or an ArchiveError; anything else crashes.
+// writer's, and decoding the bytes directly must give what decoding their tree gives. A value or an
+// ArchiveError; anything else crashes.
 //
 // `FUZZ_WRITE_SEEDS=dir fuzz-decode` writes archives of a sample document in every format.
 
@@ -45,6 +46,13 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDecode(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)
+    // Straight from the bytes (current JSON archives) and through the tree: the same values.
+    for decoder in [strict, lenient] {
+        FuzzCheck.sameDecoding(FuzzDocument.self, from: data, with: decoder, registry: fuzzRegistry)
+        FuzzCheck.sameDecoding([Tagged].self, from: data, with: decoder, registry: fuzzRegistry)
+        FuzzCheck.sameDecoding(Box<Tagged>.self, from: data, with: decoder, registry: fuzzRegistry)
+        FuzzCheck.sameDecoding([String: Tagged].self, from: data, with: decoder, registry: fuzzRegistry)
+    }
     guard
         let (tree, _) = FuzzCheck.valueOrArchiveError(
             "ArchiveFormat.read",

@@ -1,0 +1,333 @@
+import Foundation
+import Testing
+
+@testable import ModelVersioning
+
+// Archives for the streaming JSON decoder: what it decodes straight from the bytes must equal
+// what the tree decoder decodes, and what it cannot decode the same way must go to the tree
+// (with the tree's value or error).
+
+private struct DecPoint: Codable, Equatable {
+    var x: Double
+    var y: Double
+}
+
+private enum DecKind: String, Codable {
+    case circle, square
+}
+
+private enum DecLevel: Int, Codable {
+    case low = 1
+    case high = 2
+}
+
+/// Every primitive the streaming decoder reads itself, optionals, nested arrays, a plain
+/// struct, raw-value enums.
+private struct DecItem: VersionedModel, Equatable {
+    var id: Int
+    var title: String
+    var kind: DecKind
+    var level: DecLevel
+    var center: DecPoint
+    var tags: [String]
+    var weights: [Double]
+    var counts: [Int]
+    var note: String?
+    var small: Int8
+    var medium: Int32
+    var big: UInt64
+    var unsigned: UInt16
+    var ratio: Float
+    var flag: Bool
+    var grid: [[Int]]
+    var gaps: [Int?]
+    var points: [DecPoint]
+    var table: [String: Int]
+
+    static let archiveTypeName = "DecItem"
+    static let modelVersion = 3
+
+    static func sample(_ index: Int) -> DecItem {
+        DecItem(
+            id: index - 2, title: "Item \"\(index)\"\n\\ é ✓ \u{1F600}", kind: index % 2 == 0 ? .circle : .square,
+            level: index % 2 == 0 ? .low : .high, center: DecPoint(x: Double(index) / 8, y: -0.0),
+            tags: index % 3 == 0 ? [] : ["a", "b\u{1}"], weights: [1e-7, 0.1, 1e300, 12345.678, 3],
+            counts: [Int.min, 0, Int.max], note: index % 2 == 0 ? nil : "n", small: -128, medium: Int32.max,
+            big: UInt64.max, unsigned: 65535, ratio: 0.1, flag: index % 2 == 1, grid: [[], [1, 2]], gaps: [nil, 3],
+            points: [DecPoint(x: 1, y: 2)], table: ["b": 2, "a": index])
+    }
+}
+
+/// A model with an excluded property and a property whose model type is allow-listed.
+private struct DecHolder: VersionedModel, Equatable {
+    var name: String
+    var cache: Int?
+    var item: DecItem
+
+    static let archiveTypeName = "DecHolder"
+    static let encodingBehaviors: [String: EncodingBehavior] = ["cache": .excluded]
+    static let allowedTypes: [String: [any VersionedModel.Type]] = ["item": [DecItem.self]]
+}
+
+/// Reads through nested containers, an unkeyed container and `decodeIfPresent`, by hand.
+private struct DecManual: Codable, Equatable {
+    var first: Int
+    var rest: [String]
+    var inner: Double
+    var missing: Int?
+
+    private enum CodingKeys: String, CodingKey {
+        case first, rest, box, missing
+    }
+
+    private enum BoxKeys: String, CodingKey {
+        case inner
+    }
+
+    init(first: Int, rest: [String], inner: Double, missing: Int?) {
+        self.first = first
+        self.rest = rest
+        self.inner = inner
+        self.missing = missing
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        first = try container.decode(Int.self, forKey: .first)
+        var list = try container.nestedUnkeyedContainer(forKey: .rest)
+        var rest: [String] = []
+        while !list.isAtEnd {
+            if try list.decodeNil() { continue }
+            rest.append(try list.decode(String.self))
+        }
+        self.rest = rest
+        inner = try container.nestedContainer(keyedBy: BoxKeys.self, forKey: .box).decode(Double.self, forKey: .inner)
+        missing = try container.decodeIfPresent(Int.self, forKey: .missing)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(first, forKey: .first)
+        var list = container.nestedUnkeyedContainer(forKey: .rest)
+        try list.encodeNil()
+        for element in rest { try list.encode(element) }
+        var box = container.nestedContainer(keyedBy: BoxKeys.self, forKey: .box)
+        try box.encode(inner, forKey: .inner)
+        try container.encodeIfPresent(missing, forKey: .missing)
+    }
+}
+
+/// A model that swallows errors with `try?`, and reads a date (which the streaming decoder
+/// leaves to the tree): the result must still be the tree's.
+private struct DecForgiving: VersionedModel, Equatable {
+    var count: Int
+    var when: Date?
+
+    static let archiveTypeName = "DecForgiving"
+
+    private enum CodingKeys: String, CodingKey {
+        case count, when
+    }
+
+    init(count: Int, when: Date?) {
+        self.count = count
+        self.when = when
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        count = (try? container.decode(Int.self, forKey: .count)) ?? -1
+        when = try? container.decode(Date.self, forKey: .when)
+    }
+}
+
+private struct DecCount: VersionedModel, Equatable {
+    var count: Int
+    static let archiveTypeName = "DecCount"
+}
+
+private struct DecLibrary: VersionedModel, Equatable {
+    var items: [DecItem]
+    var holders: [String: DecHolder]
+    var manual: [DecManual]
+    var empty: [DecPoint]
+    var nested: [DecLibrary]
+
+    static let archiveTypeName = "DecLibrary"
+    static let modelVersion = 2
+    static let migrationSteps: [MigrationStep] = [
+        MigrationStep(from: 1, to: 2, rules: [.add("empty", default: .array([]))])
+    ]
+
+    static func sample(depth: Int = 1) -> DecLibrary {
+        DecLibrary(
+            items: (0..<4).map(DecItem.sample),
+            holders: ["one": DecHolder(name: "h", cache: nil, item: .sample(7))],
+            manual: [DecManual(first: 1, rest: ["x", "y"], inner: 2.5, missing: nil)], empty: [],
+            nested: depth > 0 ? [sample(depth: depth - 1)] : [])
+    }
+}
+
+@Suite("Streaming JSON decoding")
+struct StreamingDecoderTests {
+    let registry = try! ModelRegistry([DecItem.self, DecHolder.self, DecLibrary.self, DecForgiving.self, DecCount.self])
+    var decoder: ArchiveDecoder { ArchiveDecoder(registry: registry) }
+
+    private func bytes<T: Encodable>(_ value: T, pretty: Bool) throws -> Data {
+        try ArchiveEncoder(writingOptions: ArchiveWritingOptions(prettyPrinted: pretty), registry: registry)
+            .encode(value)
+    }
+
+    /// The value through the tree: the reader's tree decoded by the tree decoder.
+    private func throughTree<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
+        try decoder.decode(T.self, fromTree: try ArchiveFormat.read(data).0)
+    }
+
+    /// The value straight from the bytes, or `nil` when the streaming decoder hands over.
+    private func streamed<T: Decodable>(_ type: T.Type, _ data: Data) -> T? {
+        StreamingJSONDecoder.decode(T.self, from: data, with: decoder)
+    }
+
+    private func json(_ text: String) -> Data { Data(text.utf8) }
+
+    @Test("current archives decode straight from the bytes to what the tree decoder gives")
+    func currentArchives() throws {
+        let library = DecLibrary.sample(depth: 2)
+        for pretty in [true, false] {
+            let data = try bytes(library, pretty: pretty)
+            let direct = try #require(streamed(DecLibrary.self, data))
+            #expect(direct == library)
+            #expect(try throughTree(DecLibrary.self, data) == library)
+            #expect(try decoder.decode(DecLibrary.self, from: data) == library)
+            let items = try bytes(library.items, pretty: pretty)
+            #expect(streamed([DecItem].self, items) == library.items)
+            let table = try bytes(library.holders, pretty: pretty)
+            #expect(streamed([String: DecHolder].self, table) == library.holders)
+        }
+    }
+
+    @Test("an envelope of a document at its chain's current version streams; an older one migrates")
+    func documents() throws {
+        let registry = try ModelRegistry(
+            [DecItem.self, DecHolder.self],
+            documents: [
+                DocumentMigrations(
+                    name: "Lib", currentVersion: 2,
+                    steps: [MigrationStep(from: 1, to: 2, rules: [.rename("old", to: "unused")])])
+            ])
+        let decoder = ArchiveDecoder(registry: registry)
+        let holder = DecHolder(name: "h", cache: nil, item: .sample(1))
+        var encoder = ArchiveEncoder(registry: registry)
+        encoder.document = "Lib"
+        encoder.documentVersion = 2
+        let current = try encoder.encode(holder)
+        #expect(StreamingJSONDecoder.decode(DecHolder.self, from: current, with: decoder) == holder)
+        encoder.documentVersion = 1
+        let old = try encoder.encode(holder)
+        #expect(StreamingJSONDecoder.decode(DecHolder.self, from: old, with: decoder) == nil)
+        #expect(try decoder.decode(DecHolder.self, from: old) == holder)
+    }
+
+    @Test("objects that need migrating, newer versions and unknown markup go to the tree")
+    func handsOverWhatNeedsTheTree() throws {
+        // An old library: migrated by the tree path.
+        let old = json(#"{"$archive":1,"root":{"$type":"DecLibrary","$version":1,"items":[],"holders":{},"manual":[],"nested":[]}}"#)
+        #expect(streamed(DecLibrary.self, old) == nil)
+        #expect(try decoder.decode(DecLibrary.self, from: old).empty == [])
+
+        // A newer version: the tree decoder's error, path and version.
+        let newer = json(#"{"$archive":1,"root":{"$type":"DecForgiving","$version":5,"count":1}}"#)
+        #expect(streamed(DecForgiving.self, newer) == nil)
+        let error = try #require(throws: ArchiveError.self) { try decoder.decode(DecForgiving.self, from: newer) }
+        #expect(error.code == .newerVersion)
+        #expect(error.archivedVersion == 5)
+
+        // An object the model never reads still stops the pass when it is newer.
+        let hidden = json(
+            #"{"$archive":1,"root":{"$type":"DecForgiving","$version":1,"count":1,"extra":{"$type":"DecLibrary","$version":9}}}"#)
+        #expect(streamed(DecForgiving.self, hidden) == nil)
+        #expect(throws: ArchiveError.self) { try decoder.decode(DecForgiving.self, from: hidden) }
+
+        // Dates, identities, escaped keys and plain JSON decode through the tree, with its values.
+        let dated = json(#"{"$type":"DecForgiving","$version":1,"count":2,"when":{"$date":"2026-11-30T05:14:25Z"}}"#)
+        #expect(streamed(DecForgiving.self, dated) == nil)
+        #expect(try decoder.decode(DecForgiving.self, from: dated).when != nil)
+        let escaped = json(#"{"$type":"DecForgiving","$version":1,"c\u006Funt":3}"#)
+        #expect(streamed(DecForgiving.self, escaped) == nil)
+        #expect(try decoder.decode(DecForgiving.self, from: escaped).count == 3)
+        let plain = json(#"{"count":4}"#)
+        #expect(streamed(DecForgiving.self, plain) == nil)
+        #expect(try decoder.decode(DecForgiving.self, from: plain).count == 4)
+    }
+
+    @Test("an error a model swallows with try? still sends the archive to the tree decoder")
+    func swallowedErrors() throws {
+        // `count` is a string: the model's `try?` turns the mismatch into -1 on both paths.
+        let mismatch = json(#"{"$type":"DecForgiving","$version":1,"count":"seven"}"#)
+        #expect(streamed(DecForgiving.self, mismatch) == nil)
+        #expect(try decoder.decode(DecForgiving.self, from: mismatch) == DecForgiving(count: -1, when: nil))
+        // A date the streaming decoder cannot read: the model's `try?` would have made it nil.
+        let dated = json(#"{"$type":"DecForgiving","$version":1,"count":1,"when":{"$date":0}}"#)
+        #expect(
+            try decoder.decode(DecForgiving.self, from: dated)
+                == DecForgiving(count: 1, when: Date(timeIntervalSinceReferenceDate: 0)))
+    }
+
+    @Test("numbers convert exactly as in the tree decoder, or fail alike")
+    func numbers() throws {
+        for (text, expected) in [("1.0", 1), ("-0", 0), ("1e2", 100), ("-12", -12)] {
+            let data = json(#"{"$type":"DecCount","$version":1,"count":\#(text)}"#)
+            #expect(streamed(DecCount.self, data)?.count == expected, "\(text)")
+            #expect(try throughTree(DecCount.self, data).count == expected, "\(text)")
+        }
+        for text in ["1.5", "1e300", "18446744073709551616", "true", "\"1\"", "null"] {
+            let data = json(#"{"$type":"DecCount","$version":1,"count":\#(text)}"#)
+            #expect(streamed(DecCount.self, data) == nil, "\(text)")
+            let tree = try #require(throws: ArchiveError.self) { try throughTree(DecCount.self, data) }
+            let direct = try #require(throws: ArchiveError.self) { try decoder.decode(DecCount.self, from: data) }
+            #expect(direct.code == tree.code, "\(text)")
+            #expect(direct.path == tree.path, "\(text)")
+            #expect(direct.message == tree.message, "\(text)")
+        }
+    }
+
+    @Test("malformed text and limits fail with the reader's error, never a streamed value")
+    func malformed() throws {
+        let cases = [
+            #"{"$type":"DecForgiving","$version":1,"count":1,"count":2}"#,  // a repeated key
+            #"{"$type":"DecForgiving","$version":1,"count":1,"x":"\ud800"}"#,  // an unpaired surrogate
+            #"{"$type":"DecForgiving","$version":1,"count":1,"x":[1,]}"#,  // a trailing comma
+            #"{"$type":"DecForgiving","$version":1,"count":01}"#,  // a leading zero
+            #"{"$type":"DecForgiving","$version":1,"count":1} x"#,  // text after the value
+            #"{"$type":"DecForgiving","$version":1,"count":1,"x":"a\#u{1}"}"#,  // a raw control character
+            #"{"$type":"","count":1}"#,  // an empty type name
+            #"{"$type":"DecForgiving","$version":-1,"count":1}"#,
+        ]
+        for text in cases {
+            let data = json(text)
+            #expect(streamed(DecForgiving.self, data) == nil, "\(text)")
+            #expect(throws: ArchiveError.self, "\(text)") { try decoder.decode(DecForgiving.self, from: data) }
+        }
+        var invalid = Data(#"{"$type":"DecForgiving","$version":1,"count":1,"x":"#.utf8)
+        invalid.append(contentsOf: [0xC0, 0xAF, UInt8(ascii: "\""), UInt8(ascii: "}")])
+        #expect(streamed(DecForgiving.self, invalid) == nil)
+        #expect(throws: ArchiveError.self) { try decoder.decode(DecForgiving.self, from: invalid) }
+
+        var options = DecodingOptions()
+        options.limits.maxDepth = 4
+        let shallow = ArchiveDecoder(registry: registry, options: options)
+        let deep = json(#"{"$type":"DecForgiving","$version":1,"count":1,"x":[[[[1]]]]}"#)
+        #expect(StreamingJSONDecoder.decode(DecForgiving.self, from: deep, with: shallow) == nil)
+        let error = try #require(throws: ArchiveError.self) { try shallow.decode(DecForgiving.self, from: deep) }
+        #expect(error.code == .limitExceeded)
+    }
+
+    @Test("excluded keys read as absent; an allow-listed model key decodes its type")
+    func behavioursAndAllowLists() throws {
+        let holder = DecHolder(name: "h", cache: 3, item: .sample(1))
+        let data = try bytes(holder, pretty: false)
+        let decoded = try #require(streamed(DecHolder.self, data))
+        #expect(decoded.cache == nil)  // excluded: never written, read as absent
+        #expect(decoded.item == holder.item)
+    }
+}
