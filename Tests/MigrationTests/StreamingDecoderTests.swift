@@ -231,7 +231,9 @@ struct StreamingDecoderTests {
     @Test("objects that need migrating, newer versions and unknown markup go to the tree")
     func handsOverWhatNeedsTheTree() throws {
         // An old library: migrated by the tree path.
-        let old = json(#"{"$archive":1,"root":{"$type":"DecLibrary","$version":1,"items":[],"holders":{},"manual":[],"nested":[]}}"#)
+        let old = json(
+            #"{"$archive":1,"root":{"$type":"DecLibrary","$version":1,"items":[],"holders":{},"manual":[],"nested":[]}}"#
+        )
         #expect(streamed(DecLibrary.self, old) == nil)
         #expect(try decoder.decode(DecLibrary.self, from: old).empty == [])
 
@@ -244,7 +246,8 @@ struct StreamingDecoderTests {
 
         // An object the model never reads still stops the pass when it is newer.
         let hidden = json(
-            #"{"$archive":1,"root":{"$type":"DecForgiving","$version":1,"count":1,"extra":{"$type":"DecLibrary","$version":9}}}"#)
+            #"{"$archive":1,"root":{"$type":"DecForgiving","$version":1,"count":1,"extra":{"$type":"DecLibrary","$version":9}}}"#
+        )
         #expect(streamed(DecForgiving.self, hidden) == nil)
         #expect(throws: ArchiveError.self) { try decoder.decode(DecForgiving.self, from: hidden) }
 

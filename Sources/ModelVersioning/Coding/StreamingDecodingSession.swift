@@ -325,12 +325,13 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
         return name.withUTF8 { key in
             withUnsafeMutablePointers { header, members -> StreamingJSONDecoder.ValueRef? in
                 let count = header.pointee.count
-                guard count > 0 else { return nil }
+                guard count > 0, let keyBytes = key.baseAddress else { return nil }
+                let length = key.count
                 var index = header.pointee.hint < count ? header.pointee.hint : 0
                 for _ in 0..<count {
                     let member = members[index]
-                    if Int(member.keyLength) == key.count
-                        && (key.isEmpty || memcmp(text.bytes + Int(member.keyStart), key.baseAddress!, key.count) == 0)
+                    if Int(member.keyLength) == length
+                        && Self.equal(text.bytes + Int(member.keyStart), keyBytes, length: length)
                     {
                         header.pointee.hint = index &+ 1
                         return StreamingJSONDecoder.ValueRef(offset: Int(member.value), ordinal: Int(member.ordinal))
@@ -341,6 +342,19 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
                 return nil
             }
         }
+    }
+
+    /// Whether `length` bytes at `first` and `second` are equal: keys are short, so a loop
+    /// beats a call to `memcmp`.
+    @inline(__always)
+    static func equal(_ first: UnsafePointer<UInt8>, _ second: UnsafePointer<UInt8>, length: Int) -> Bool {
+        guard length <= 16 else { return memcmp(first, second, length) == 0 }
+        var index = 0
+        while index < length {
+            if first[index] != second[index] { return false }
+            index &+= 1
+        }
+        return true
     }
 
     /// The keys, in the text's order.
@@ -363,15 +377,13 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
             if count > 16 {
                 return Set(keys(in: text)).count != count
             }
+            let bytes = text.bytes
             for later in 1..<count {
                 let key = members[later]
+                let length = Int(key.keyLength)
+                let start = bytes + Int(key.keyStart)
                 for earlier in 0..<later where members[earlier].keyLength == key.keyLength {
-                    if memcmp(
-                        text.bytes + Int(members[earlier].keyStart), text.bytes + Int(key.keyStart), Int(key.keyLength))
-                        == 0
-                    {
-                        return true
-                    }
+                    if Self.equal(bytes + Int(members[earlier].keyStart), start, length: length) { return true }
                 }
             }
             return false

@@ -67,7 +67,9 @@ final class StreamingJSONDecoder: Decoder {
             let text = JSONText(bytes: base, end: raw.count)
             // Objects only: a byte-order mark, an array or a scalar at the top goes to the parser.
             guard text.byte(at: text.skipWhitespace(from: 0)) == UInt8(ascii: "{"),
-                let structure = JSONStructure.scan(base, count: raw.count, limits: decoder.options.limits)
+                let structure = JSONStructure.scan(
+                    base, count: raw.count, limits: decoder.options.limits,
+                    stopsAt: needsUpgrade(decoder.registry.catalog))
             else { return nil }
             let session = StreamingDecodingSession(text: text, structure: structure, decoder: decoder)
             do {
@@ -81,6 +83,29 @@ final class StreamingJSONDecoder: Decoder {
             } catch {
                 return nil
             }
+        }
+    }
+
+    /// ``MigrationCatalog/needsUpgrade(typeName:version:)`` on the bytes of a type name, as the
+    /// structural pass asks it, remembered for the last name and version (objects of one type
+    /// come in runs).
+    private static func needsUpgrade(_ catalog: MigrationCatalog) -> JSONStructure.ObjectCheck? {
+        guard !catalog.isEmpty else { return nil }
+        var lastName: [UInt8] = []
+        var lastVersion: Int64?
+        var lastAnswer = false
+        return { name, version in
+            if version == lastVersion && name.count == lastName.count
+                && (name.isEmpty
+                    || lastName.withUnsafeBufferPointer { memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 })
+            {
+                return lastAnswer
+            }
+            lastName = Array(name)
+            lastVersion = version
+            lastAnswer = catalog.needsUpgrade(
+                typeName: String(decoding: name, as: UTF8.self), version: version.flatMap { Int(exactly: $0) })
+            return lastAnswer
         }
     }
 

@@ -39,11 +39,19 @@ struct JSONStructure {
     /// the first byte of each element of an array), in the text's order.
     let entries: [UInt32]
 
+    /// Says whether an object stamped with a type name (its UTF-8 bytes) and a version (`nil`
+    /// when it has none, or not as an integer) stops the pass.
+    typealias ObjectCheck = (UnsafeBufferPointer<UInt8>, Int64?) -> Bool
+
     /// Validates `count` bytes at `bytes` as one JSON value within `limits`; `nil` when they are
-    /// not valid JSON or the pass cannot vouch for them (see the type's discussion).
-    static func scan(_ bytes: UnsafePointer<UInt8>, count: Int, limits: ArchiveLimits) -> JSONStructure? {
+    /// not valid JSON or the pass cannot vouch for them (see the type's discussion), or when
+    /// `stopsAt` answers `true` for an object with a `"$type"` string (an archive that needs
+    /// migrating stops at its first old object, not after a pass over everything).
+    static func scan(
+        _ bytes: UnsafePointer<UInt8>, count: Int, limits: ArchiveLimits, stopsAt: ObjectCheck? = nil
+    ) -> JSONStructure? {
         guard count > 0, count < Int(UInt32.max), count <= limits.maxInputBytes else { return nil }
-        var scanner = Scanner(bytes: bytes, end: count, limits: limits)
+        var scanner = Scanner(bytes: bytes, end: count, limits: limits, stopsAt: stopsAt)
         guard scanner.run() else { return nil }
         return JSONStructure(containers: scanner.containers, entries: scanner.entries)
     }
@@ -52,6 +60,16 @@ struct JSONStructure {
         var ordinal: Int
         var isObject: Bool
         var count: Int
+        /// The content of its `"$type"` string (`typeLength` -1 when it has none).
+        var typeStart = 0
+        var typeLength = -1
+        /// Its `"$version"` when an integer.
+        var version: Int64?
+    }
+
+    /// Which markup value the scanner is about to read.
+    private enum Markup {
+        case none, type, version
     }
 
     private struct Scanner {
@@ -60,14 +78,18 @@ struct JSONStructure {
         let maxValues: Int
         let maxCollectionCount: Int
         let maxStringLength: Int
+        let stopsAt: ObjectCheck?
         var position = 0
+        /// Set by a `"$type"` or `"$version"` key, for its value.
+        private var markup = Markup.none
         var containers: [Container] = []
         var entries: [UInt32] = []
         /// The containers still open, innermost last.
         private var open: [Open] = []
 
-        init(bytes: UnsafePointer<UInt8>, end: Int, limits: ArchiveLimits) {
+        init(bytes: UnsafePointer<UInt8>, end: Int, limits: ArchiveLimits, stopsAt: ObjectCheck?) {
             text = JSONText(bytes: bytes, end: end)
+            self.stopsAt = stopsAt
             // The decoder and the migration walk count levels from other starting points: two
             // levels of margin, so that whatever this pass accepts, they accept too.
             maxDepth = limits.maxDepth - 2
@@ -93,6 +115,7 @@ struct JSONStructure {
                     let isObject = text.bytes[position] == UInt8(ascii: "{")
                     guard open.count < maxDepth else { return false }
                     open.append(Open(ordinal: containers.count, isObject: isObject, count: 0))
+                    markup = .none
                     containers.append(
                         Container(
                             end: 0, count: 0, descendants: 0, firstEntry: UInt32(truncatingIfNeeded: entries.count),
@@ -110,9 +133,16 @@ struct JSONStructure {
                     guard let next = text.validatedStringEnd(from: position, maxLength: maxStringLength) else {
                         return false
                     }
+                    if markup == .type, let last = open.indices.last {
+                        open[last].typeStart = position &+ 1
+                        open[last].typeLength = next &- position &- 2
+                    }
                     position = next
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    guard text.number(at: &position) != nil else { return false }
+                    guard let number = text.number(at: &position) else { return false }
+                    if markup == .version, let last = open.indices.last, case .int(let version) = number {
+                        open[last].version = version
+                    }
                 case UInt8(ascii: "t"):
                     guard text.matches("true", at: position) else { return false }
                     position &+= 4
@@ -125,6 +155,7 @@ struct JSONStructure {
                 default:
                     return false
                 }
+                markup = .none
                 // A value is finished: hand it to its container; closing a container finishes another.
                 while true {
                     guard let last = open.indices.last else {
@@ -145,6 +176,13 @@ struct JSONStructure {
                         continue valueLoop
                     }
                     guard next == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return false }
+                    if isObject, open[last].typeLength >= 0, let stopsAt,
+                        stopsAt(
+                            UnsafeBufferPointer(start: text.bytes + open[last].typeStart, count: open[last].typeLength),
+                            open[last].version)
+                    {
+                        return false
+                    }
                     close()
                 }
             }
@@ -170,6 +208,13 @@ struct JSONStructure {
             guard text.byte(at: position) == UInt8(ascii: "\""),
                 let next = text.validatedStringEnd(from: position, maxLength: maxStringLength)
             else { return false }
+            if text.bytes[position &+ 1] == UInt8(ascii: "$") {
+                switch next &- position &- 2 {
+                case 5 where text.matches("$type", at: position &+ 1): markup = .type
+                case 8 where text.matches("$version", at: position &+ 1): markup = .version
+                default: break
+                }
+            }
             position = text.skipWhitespace(from: next)
             guard text.byte(at: position) == UInt8(ascii: ":") else { return false }
             position = text.skipWhitespace(from: position &+ 1)
