@@ -54,7 +54,7 @@ private struct DecItem: VersionedModel, Equatable {
             tags: index % 3 == 0 ? [] : ["a", "b\u{1}"], weights: [1e-7, 0.1, 1e300, 12345.678, 3],
             counts: [Int.min, 0, Int.max], note: index % 2 == 0 ? nil : "n", small: -128, medium: Int32.max,
             big: UInt64.max, unsigned: 65535, ratio: 0.1, flag: index % 2 == 1, grid: [[], [1, 2]], gaps: [nil, 3],
-            points: [DecPoint(x: 1, y: 2)], table: ["b": 2, "a": index])
+            points: [DecPoint(x: 1, y: 2)], table: ["b": 2, "a": index, "": 5])
     }
 }
 

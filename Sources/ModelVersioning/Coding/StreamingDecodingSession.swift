@@ -325,13 +325,14 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
         return name.withUTF8 { key in
             withUnsafeMutablePointers { header, members -> StreamingJSONDecoder.ValueRef? in
                 let count = header.pointee.count
-                guard count > 0, let keyBytes = key.baseAddress else { return nil }
+                guard count > 0 else { return nil }
                 let length = key.count
                 var index = header.pointee.hint < count ? header.pointee.hint : 0
                 for _ in 0..<count {
                     let member = members[index]
                     if Int(member.keyLength) == length
-                        && Self.equal(text.bytes + Int(member.keyStart), keyBytes, length: length)
+                        && (length == 0
+                            || Self.equal(text.bytes + Int(member.keyStart), key.baseAddress!, length: length))
                     {
                         header.pointee.hint = index &+ 1
                         return StreamingJSONDecoder.ValueRef(offset: Int(member.value), ordinal: Int(member.ordinal))

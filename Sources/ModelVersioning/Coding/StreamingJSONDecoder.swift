@@ -260,9 +260,11 @@ final class StreamingJSONDecoder: Decoder {
         return try make(integer)
     }
 
-    /// Any other value: the type's own `init(from:)` reads it through the containers.
+    /// Any other value: the type's own `init(from:)` reads it through the containers. (The types
+    /// that read archived objects themselves, ``DecodesArchivedObjectsItself``, end the run in
+    /// their `init(from:)`: a conformance check here would cost every value.)
     private func decodeComposite<T: Decodable>(as type: T.Type) throws -> T {
-        if T.self == ArchiveValue.self || T.self is any DecodesArchivedObjectsItself.Type { throw unsupported() }
+        if T.self == ArchiveValue.self { throw unsupported() }
         if current.model != nil { current.model = nil }
         return try T(from: self)
     }

@@ -50,7 +50,8 @@ struct JSONStructure {
     static func scan(
         _ bytes: UnsafePointer<UInt8>, count: Int, limits: ArchiveLimits, stopsAt: ObjectCheck? = nil
     ) -> JSONStructure? {
-        guard count > 0, count < Int(UInt32.max), count <= limits.maxInputBytes else { return nil }
+        // Offsets are stored in 32 bits, ordinals in 31.
+        guard count > 0, count < Int(Int32.max), count <= limits.maxInputBytes else { return nil }
         var scanner = Scanner(bytes: bytes, end: count, limits: limits, stopsAt: stopsAt)
         guard scanner.run() else { return nil }
         return JSONStructure(containers: scanner.containers, entries: scanner.entries)
