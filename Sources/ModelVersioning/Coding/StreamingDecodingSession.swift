@@ -4,8 +4,8 @@ import Foundation
 /// ``JSONStructure``, and which containers the models have read.
 final class StreamingDecodingSession {
     let text: JSONText
-    let containers: [JSONStructure.Container]
-    let entries: [UInt32]
+    let containers: FlatBuffer<JSONStructure.Container>
+    let entries: FlatBuffer<UInt32>
     let registry: ModelRegistry
     let options: DecodingOptions
     let catalog: MigrationCatalog

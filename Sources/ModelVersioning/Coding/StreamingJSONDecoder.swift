@@ -87,17 +87,29 @@ final class StreamingJSONDecoder: Decoder {
     }
 
     /// ``MigrationCatalog/needsUpgrade(typeName:version:)`` on the bytes of a type name, as the
-    /// structural pass asks it, remembered for the last name and version (objects of one type
-    /// come in runs).
+    /// structural pass asks it.
     private static func needsUpgrade(_ catalog: MigrationCatalog) -> JSONStructure.ObjectCheck? {
         guard !catalog.isEmpty else { return nil }
-        var lastName: [UInt8] = []
-        var lastVersion: Int64?
-        var lastAnswer = false
-        return { name, version in
+        let check = UpgradeCheck(catalog: catalog)
+        return { name, version in check.needsUpgrade(name, version) }
+    }
+
+    /// Remembers the answer for the last name and version: objects of one type come in runs.
+    private final class UpgradeCheck {
+        let catalog: MigrationCatalog
+        @exclusivity(unchecked) private var lastName: [UInt8] = []
+        @exclusivity(unchecked) private var lastVersion: Int64?
+        @exclusivity(unchecked) private var lastAnswer = false
+
+        init(catalog: MigrationCatalog) {
+            self.catalog = catalog
+        }
+
+        func needsUpgrade(_ name: UnsafeBufferPointer<UInt8>, _ version: Int64?) -> Bool {
             if version == lastVersion && name.count == lastName.count
-                && (name.isEmpty
-                    || lastName.withUnsafeBufferPointer { memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 })
+                && lastName.withUnsafeBufferPointer({ last in
+                    zip(last, name).allSatisfy { $0 == $1 }
+                })
             {
                 return lastAnswer
             }

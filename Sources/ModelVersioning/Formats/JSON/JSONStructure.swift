@@ -34,10 +34,10 @@ struct JSONStructure {
     }
 
     /// Every container, by ordinal.
-    let containers: [Container]
+    let containers: FlatBuffer<Container>
     /// The offsets of every container's entries (the opening quote of each key of an object,
     /// the first byte of each element of an array), in the text's order.
-    let entries: [UInt32]
+    let entries: FlatBuffer<UInt32>
 
     /// Says whether an object stamped with a type name (its UTF-8 bytes) and a version (`nil`
     /// when it has none, or not as an integer) stops the pass.
@@ -53,7 +53,9 @@ struct JSONStructure {
         // Offsets are stored in 32 bits, ordinals in 31.
         guard count > 0, count < Int(Int32.max), count <= limits.maxInputBytes else { return nil }
         var scanner = Scanner(bytes: bytes, end: count, limits: limits, stopsAt: stopsAt)
-        guard scanner.run() else { return nil }
+        guard scanner.run(), !scanner.containers.failed, !scanner.entries.failed, !scanner.open.failed else {
+            return nil
+        }
         return JSONStructure(containers: scanner.containers, entries: scanner.entries)
     }
 
@@ -83,10 +85,10 @@ struct JSONStructure {
         var position = 0
         /// Set by a `"$type"` or `"$version"` key, for its value.
         private var markup = Markup.none
-        var containers: [Container] = []
-        var entries: [UInt32] = []
+        let containers: FlatBuffer<Container>
+        let entries: FlatBuffer<UInt32>
         /// The containers still open, innermost last.
-        private var open: [Open] = []
+        let open: FlatBuffer<Open>
 
         init(bytes: UnsafePointer<UInt8>, end: Int, limits: ArchiveLimits, stopsAt: ObjectCheck?) {
             text = JSONText(bytes: bytes, end: end)
@@ -97,12 +99,12 @@ struct JSONStructure {
             maxValues = limits.maxObjectCount
             maxCollectionCount = limits.maxCollectionCount
             maxStringLength = limits.maxStringLength
+            containers = FlatBuffer(capacity: end / 64)
+            entries = FlatBuffer(capacity: end / 16)
+            open = FlatBuffer(capacity: 64)
         }
 
         mutating func run() -> Bool {
-            containers.reserveCapacity(Swift.max(16, text.end / 64))
-            entries.reserveCapacity(Swift.max(16, text.end / 16))
-            open.reserveCapacity(Swift.max(0, Swift.min(maxDepth, 64)))
             var values = 0
             var inArray = false
             position = text.skipWhitespace(from: 0)
@@ -134,15 +136,16 @@ struct JSONStructure {
                     guard let next = text.validatedStringEnd(from: position, maxLength: maxStringLength) else {
                         return false
                     }
-                    if markup == .type, let last = open.indices.last {
+                    if markup == .type, open.count > 0 {
+                        let last = open.count &- 1
                         open[last].typeStart = position &+ 1
                         open[last].typeLength = next &- position &- 2
                     }
                     position = next
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                     guard let number = text.number(at: &position) else { return false }
-                    if markup == .version, let last = open.indices.last, case .int(let version) = number {
-                        open[last].version = version
+                    if markup == .version, open.count > 0, case .int(let version) = number {
+                        open[open.count &- 1].version = version
                     }
                 case UInt8(ascii: "t"):
                     guard text.matches("true", at: position) else { return false }
@@ -159,10 +162,11 @@ struct JSONStructure {
                 markup = .none
                 // A value is finished: hand it to its container; closing a container finishes another.
                 while true {
-                    guard let last = open.indices.last else {
+                    guard open.count > 0 else {
                         position = text.skipWhitespace(from: position)
                         return position == text.end
                     }
+                    let last = open.count &- 1
                     open[last].count &+= 1
                     guard open[last].count <= maxCollectionCount else { return false }
                     position = text.skipWhitespace(from: position)
@@ -192,18 +196,17 @@ struct JSONStructure {
         /// Closes the innermost container at its bracket (`position`) and moves past it.
         private mutating func close() {
             let closed = open.removeLast()
-            containers.withUnsafeMutableBufferPointer { containers in
-                containers[closed.ordinal].end = UInt32(truncatingIfNeeded: position)
-                containers[closed.ordinal].count = UInt32(truncatingIfNeeded: closed.count)
-                containers[closed.ordinal].descendants = UInt32(
-                    truncatingIfNeeded: containers.count &- closed.ordinal &- 1)
-                containers[closed.ordinal].nestedEntries = UInt32(
-                    truncatingIfNeeded: entries.count &- Int(containers[closed.ordinal].firstEntry))
-            }
+            var container = containers[closed.ordinal]
+            container.end = UInt32(truncatingIfNeeded: position)
+            container.count = UInt32(truncatingIfNeeded: closed.count)
+            container.descendants = UInt32(truncatingIfNeeded: containers.count &- closed.ordinal &- 1)
+            container.nestedEntries = UInt32(truncatingIfNeeded: entries.count &- Int(container.firstEntry))
+            containers[closed.ordinal] = container
             position &+= 1
         }
 
         /// Reads `"key" :` and the whitespace after it.
+        @inline(__always)
         private mutating func readKeyAndColon() -> Bool {
             entries.append(UInt32(truncatingIfNeeded: position))
             guard text.byte(at: position) == UInt8(ascii: "\""),

@@ -1,0 +1,63 @@
+import Foundation
+
+/// A growable array of plain values in one `malloc`'d block, for the structural pass's hot loop
+/// (``JSONStructure``): appending and reading check no uniqueness and no bounds (a Swift array
+/// in a struct checks its uniqueness on every mutation in a loop that also calls out), and the
+/// block grows with `realloc`.
+///
+/// It never traps: when memory runs out (or a size would overflow) it drops its elements and
+/// sets ``failed``, and later appends are ignored. Reads are the caller's to keep below
+/// ``count``.
+final class FlatBuffer<Element: BitwiseCopyable> {
+    @exclusivity(unchecked) private var base: UnsafeMutablePointer<Element>?
+    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) private var capacity = 0
+    /// Whether an allocation failed; the buffer is then empty for good.
+    @exclusivity(unchecked) private(set) var failed = false
+
+    init(capacity: Int) {
+        reserve(Swift.max(capacity, 8))
+    }
+
+    deinit {
+        free(base)
+    }
+
+    @inline(__always)
+    func append(_ element: Element) {
+        if count == capacity {
+            reserve(capacity &* 2)
+            guard !failed else { return }
+        }
+        base.unsafelyUnwrapped[count] = element
+        count &+= 1
+    }
+
+    /// The last element, removed. The caller checks that there is one.
+    @inline(__always)
+    func removeLast() -> Element {
+        count &-= 1
+        return base.unsafelyUnwrapped[count]
+    }
+
+    @inline(__always)
+    subscript(index: Int) -> Element {
+        get { base.unsafelyUnwrapped[index] }
+        set { base.unsafelyUnwrapped[index] = newValue }
+    }
+
+    private func reserve(_ newCapacity: Int) {
+        guard !failed else { return }
+        let (bytes, overflow) = newCapacity.multipliedReportingOverflow(by: MemoryLayout<Element>.stride)
+        guard !overflow, newCapacity > capacity, let grown = realloc(base, bytes) else {
+            free(base)
+            base = nil
+            count = 0
+            capacity = 0
+            failed = true
+            return
+        }
+        base = grown.assumingMemoryBound(to: Element.self)
+        capacity = newCapacity
+    }
+}
