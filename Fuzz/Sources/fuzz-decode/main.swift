@@ -38,6 +38,19 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
             seeds.append(("document.\(format)", try encoder.encode(document)))
             seeds.append(("node.\(format)", try encoder.encode(document.root as? Node)))
         }
+        // Current JSON archives of value-type models, which decode straight from the bytes.
+        var tagged = Tagged(tags: ["a", "b\u{1}é"], point: FuzzPoint(x: 1.5, y: -2))
+        tagged.flags = [true, false]
+        tagged.nested = [[], [1, 2.5e-3]]
+        tagged.table = ["t": ["x": -3, "": 7]]
+        for pretty in [false, true] {
+            let encoder = ArchiveEncoder(
+                writingOptions: ArchiveWritingOptions(prettyPrinted: pretty), registry: fuzzRegistry)
+            seeds.append(
+                ("tagged-\(pretty).json", try encoder.encode([tagged, Tagged(tags: [], point: FuzzPoint(x: 0, y: 0))])))
+            seeds.append(("box-\(pretty).json", try encoder.encode(Box(content: tagged, more: [tagged]))))
+            seeds.append(("table-\(pretty).json", try encoder.encode(["k": tagged])))
+        }
         return seeds
     }
     return 0
