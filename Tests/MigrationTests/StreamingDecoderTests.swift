@@ -141,6 +141,13 @@ private struct DecForgiving: VersionedModel, Equatable {
     }
 }
 
+/// An allow list that leaves out the property's own type.
+private struct DecStrict: VersionedModel, Equatable {
+    var item: DecCount
+    static let archiveTypeName = "DecStrict"
+    static let allowedTypes: [String: [any VersionedModel.Type]] = ["item": [DecForgiving.self]]
+}
+
 private struct DecCount: VersionedModel, Equatable {
     var count: Int
     static let archiveTypeName = "DecCount"
@@ -170,7 +177,9 @@ private struct DecLibrary: VersionedModel, Equatable {
 
 @Suite("Streaming JSON decoding")
 struct StreamingDecoderTests {
-    let registry = try! ModelRegistry([DecItem.self, DecHolder.self, DecLibrary.self, DecForgiving.self, DecCount.self])
+    let registry = try! ModelRegistry([
+        DecItem.self, DecHolder.self, DecLibrary.self, DecForgiving.self, DecCount.self, DecStrict.self,
+    ])
     var decoder: ArchiveDecoder { ArchiveDecoder(registry: registry) }
 
     private func bytes<T: Encodable>(_ value: T, pretty: Bool) throws -> Data {
@@ -251,6 +260,24 @@ struct StreamingDecoderTests {
         #expect(streamed(DecForgiving.self, hidden) == nil)
         #expect(throws: ArchiveError.self) { try decoder.decode(DecForgiving.self, from: hidden) }
 
+        // A container no model reads might hold what the reader rejects (here a repeated key).
+        let unread = json(#"{"$type":"DecCount","$version":1,"count":1,"extra":{"a":1,"a":2}}"#)
+        #expect(streamed(DecCount.self, unread) == nil)
+        #expect(throws: ArchiveError.self) { try decoder.decode(DecCount.self, from: unread) }
+
+        // Without a version, an object of a type with a chain is the pass's to judge, even when its
+        // type name is spelled with an escape the structural pass does not read.
+        let unversioned = json(#"{"$type":"DecC\u006Funt","count":1}"#)
+        #expect(streamed(DecCount.self, unversioned) == nil)
+        #expect(throws: ArchiveError.self) { try decoder.decode(DecCount.self, from: unversioned) }
+
+        // A model the registry does not know: its version is still checked.
+        let unregistered = ArchiveDecoder()
+        let later = json(#"{"$type":"DecCount","$version":2,"count":1}"#)
+        #expect(StreamingJSONDecoder.decode(DecCount.self, from: later, with: unregistered) == nil)
+        let stale = try #require(throws: ArchiveError.self) { try unregistered.decode(DecCount.self, from: later) }
+        #expect(stale.code == .newerVersion)
+
         // Dates, identities, escaped keys and plain JSON decode through the tree, with its values.
         let dated = json(#"{"$type":"DecForgiving","$version":1,"count":2,"when":{"$date":"2026-11-30T05:14:25Z"}}"#)
         #expect(streamed(DecForgiving.self, dated) == nil)
@@ -297,31 +324,46 @@ struct StreamingDecoderTests {
     @Test("malformed text and limits fail with the reader's error, never a streamed value")
     func malformed() throws {
         let cases = [
-            #"{"$type":"DecForgiving","$version":1,"count":1,"count":2}"#,  // a repeated key
-            #"{"$type":"DecForgiving","$version":1,"count":1,"x":"\ud800"}"#,  // an unpaired surrogate
-            #"{"$type":"DecForgiving","$version":1,"count":1,"x":[1,]}"#,  // a trailing comma
-            #"{"$type":"DecForgiving","$version":1,"count":01}"#,  // a leading zero
-            #"{"$type":"DecForgiving","$version":1,"count":1} x"#,  // text after the value
-            #"{"$type":"DecForgiving","$version":1,"count":1,"x":"a\#u{1}"}"#,  // a raw control character
+            #"{"$type":"DecCount","$version":1,"count":1,"count":2}"#,  // a repeated key
+            #"{"$type":"DecCount","$version":1,"count":1,"x":"\ud800"}"#,  // an unpaired surrogate
+            #"{"$type":"DecCount","$version":1,"count":1,"x":[1,]}"#,  // a trailing comma
+            #"{"$type":"DecCount","$version":1,"count":01}"#,  // a leading zero
+            #"{"$type":"DecCount","$version":1,"count":1} x"#,  // text after the value
+            #"{"$type":"DecCount","$version":1,"count":1,"x":"a\#u{1}"}"#,  // a raw control character
             #"{"$type":"","count":1}"#,  // an empty type name
-            #"{"$type":"DecForgiving","$version":-1,"count":1}"#,
+            #"{"$type":"DecCount","$version":-1,"count":1}"#,
         ]
         for text in cases {
             let data = json(text)
-            #expect(streamed(DecForgiving.self, data) == nil, "\(text)")
-            #expect(throws: ArchiveError.self, "\(text)") { try decoder.decode(DecForgiving.self, from: data) }
+            #expect(streamed(DecCount.self, data) == nil, "\(text)")
+            #expect(throws: ArchiveError.self, "\(text)") { try decoder.decode(DecCount.self, from: data) }
         }
-        var invalid = Data(#"{"$type":"DecForgiving","$version":1,"count":1,"x":"#.utf8)
+        // A repeat among many keys, and among keys that share length, first and last byte.
+        let many = (0..<20).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        for text in [
+            #"{"$type":"DecCount","$version":1,"count":1,\#(many),"k7":0}"#,
+            #"{"$type":"DecCount","$version":1,"count":1,"axb":1,"ayb":2,"axb":3}"#,
+        ] {
+            #expect(streamed(DecCount.self, json(text)) == nil, "\(text)")
+            #expect(throws: ArchiveError.self, "\(text)") { try decoder.decode(DecCount.self, from: json(text)) }
+        }
+        for text in [
+            #"{"$type":"DecCount","$version":1,"count":1,"axb":1,"ayb":2,"axc":3}"#,
+            #"{"$type":"DecCount","$version":1,"count":1,\#(many)}"#,
+        ] {
+            #expect(streamed(DecCount.self, json(text)) == DecCount(count: 1), "\(text)")
+        }
+        var invalid = Data(#"{"$type":"DecCount","$version":1,"count":1,"x":"#.utf8)
         invalid.append(contentsOf: [0xC0, 0xAF, UInt8(ascii: "\""), UInt8(ascii: "}")])
-        #expect(streamed(DecForgiving.self, invalid) == nil)
-        #expect(throws: ArchiveError.self) { try decoder.decode(DecForgiving.self, from: invalid) }
+        #expect(streamed(DecCount.self, invalid) == nil)
+        #expect(throws: ArchiveError.self) { try decoder.decode(DecCount.self, from: invalid) }
 
         var options = DecodingOptions()
         options.limits.maxDepth = 4
         let shallow = ArchiveDecoder(registry: registry, options: options)
-        let deep = json(#"{"$type":"DecForgiving","$version":1,"count":1,"x":[[[[1]]]]}"#)
-        #expect(StreamingJSONDecoder.decode(DecForgiving.self, from: deep, with: shallow) == nil)
-        let error = try #require(throws: ArchiveError.self) { try shallow.decode(DecForgiving.self, from: deep) }
+        let deep = json(#"{"$type":"DecCount","$version":1,"count":1,"x":[[[[1]]]]}"#)
+        #expect(StreamingJSONDecoder.decode(DecCount.self, from: deep, with: shallow) == nil)
+        let error = try #require(throws: ArchiveError.self) { try shallow.decode(DecCount.self, from: deep) }
         #expect(error.code == .limitExceeded)
     }
 
@@ -332,5 +374,18 @@ struct StreamingDecoderTests {
         let decoded = try #require(streamed(DecHolder.self, data))
         #expect(decoded.cache == nil)  // excluded: never written, read as absent
         #expect(decoded.item == holder.item)
+
+        // An excluded key in the archive (written by an older app) still reads as absent.
+        let item = String(decoding: try bytes(DecItem.sample(2), pretty: false), as: UTF8.self)
+        let root = item[item.range(of: #""root":"#)!.upperBound..<item.index(before: item.endIndex)]
+        let cached = json(#"{"$type":"DecHolder","$version":1,"name":"h","cache":3,"item":\#(root)}"#)
+        #expect(try #require(streamed(DecHolder.self, cached)).cache == nil)
+        #expect(try throughTree(DecHolder.self, cached).cache == nil)
+
+        // An allow list without the archived type: the tree decoder's disallowedType.
+        let strict = json(#"{"$type":"DecStrict","$version":1,"item":{"$type":"DecCount","$version":1,"count":1}}"#)
+        #expect(streamed(DecStrict.self, strict) == nil)
+        let error = try #require(throws: ArchiveError.self) { try decoder.decode(DecStrict.self, from: strict) }
+        #expect(error.code == .disallowedType)
     }
 }

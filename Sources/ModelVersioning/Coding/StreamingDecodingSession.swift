@@ -379,13 +379,21 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
                 return Set(keys(in: text)).count != count
             }
             let bytes = text.bytes
-            for later in 1..<count {
+            // A key is compared with the earlier ones only when one of them shares its length,
+            // first and last byte (as hashed into `seen`): a repeat always does.
+            var seen: UInt64 = 0
+            for later in 0..<count {
                 let key = members[later]
                 let length = Int(key.keyLength)
                 let start = bytes + Int(key.keyStart)
-                for earlier in 0..<later where members[earlier].keyLength == key.keyLength {
-                    if Self.equal(bytes + Int(members[earlier].keyStart), start, length: length) { return true }
+                let hash = length == 0 ? 0 : length &* 7 &+ Int(start[0]) &* 3 &+ Int(start[length &- 1])
+                let bit = UInt64(1) &<< UInt64(truncatingIfNeeded: hash & 63)
+                if seen & bit != 0 {
+                    for earlier in 0..<later where members[earlier].keyLength == key.keyLength {
+                        if Self.equal(bytes + Int(members[earlier].keyStart), start, length: length) { return true }
+                    }
                 }
+                seen |= bit
             }
             return false
         }
