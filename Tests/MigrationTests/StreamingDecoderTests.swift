@@ -153,6 +153,31 @@ private struct DecCount: VersionedModel, Equatable {
     static let archiveTypeName = "DecCount"
 }
 
+/// Where `DecKeeper` leaves its container, to be used after decoding returned.
+private final class DecKeeperBox: @unchecked Sendable {
+    var container: KeyedDecodingContainer<DecKeeper.CodingKeys>?
+    var decoder: (any Decoder)?
+    static let key = CodingUserInfoKey(rawValue: "keeper")!
+}
+
+/// Keeps its decoder and container past `init(from:)`, which a model should not do.
+private struct DecKeeper: VersionedModel {
+    var count: Int
+    static let archiveTypeName = "DecKeeper"
+
+    enum CodingKeys: String, CodingKey {
+        case count
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        count = try container.decode(Int.self, forKey: .count)
+        let box = decoder.userInfo[DecKeeperBox.key] as? DecKeeperBox
+        box?.container = container
+        box?.decoder = decoder
+    }
+}
+
 private struct DecLibrary: VersionedModel, Equatable {
     var items: [DecItem]
     var holders: [String: DecHolder]
@@ -365,6 +390,23 @@ struct StreamingDecoderTests {
         #expect(StreamingJSONDecoder.decode(DecCount.self, from: deep, with: shallow) == nil)
         let error = try #require(throws: ArchiveError.self) { try shallow.decode(DecCount.self, from: deep) }
         #expect(error.code == .limitExceeded)
+    }
+
+    @Test("a container kept past the decode reads nothing: the bytes were only borrowed")
+    func keptContainers() throws {
+        let box = DecKeeperBox()
+        var options = DecodingOptions()
+        options.userInfo[DecKeeperBox.key] = box
+        let decoder = ArchiveDecoder(registry: try ModelRegistry([DecKeeper.self]), options: options)
+        var data: Data? = Data(#"{"$type":"DecKeeper","$version":1,"count":5}"#.utf8)
+        #expect(StreamingJSONDecoder.decode(DecKeeper.self, from: data!, with: decoder)?.count == 5)
+        data = nil
+        let container = try #require(box.container)
+        #expect(!container.contains(.count))
+        #expect(container.allKeys.isEmpty)
+        #expect(throws: (any Error).self) { try container.decode(Int.self, forKey: .count) }
+        #expect(throws: (any Error).self) { try box.decoder?.container(keyedBy: DecKeeper.CodingKeys.self) }
+        #expect(throws: (any Error).self) { try box.decoder?.singleValueContainer().decode(Int.self) }
     }
 
     @Test("excluded keys read as absent; an allow-listed model key decodes its type")

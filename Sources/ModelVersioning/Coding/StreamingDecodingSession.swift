@@ -14,6 +14,9 @@ final class StreamingDecodingSession {
     /// Set when the run ended (``StreamingJSONDecoder/unsupported()``), even if a model caught
     /// the error.
     @exclusivity(unchecked) var failed = false
+    /// Whether the bytes are still there: a container or decoder a model kept past the run finds
+    /// `false` and reads nothing (the bytes are only borrowed for the run).
+    @exclusivity(unchecked) var isOpen = true
     /// One bit per container: read (its members checked, or its elements walked) or not.
     @exclusivity(unchecked) private var readBits: [UInt64]
     @exclusivity(unchecked) private var readCount = 0

@@ -23,7 +23,8 @@ struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
     var codingPath: [any CodingKey] { decoder.codingPath(depth: depth) }
 
     var allKeys: [Key] {
-        object.keys(in: decoder.session.text).compactMap { name in
+        guard decoder.session.isOpen else { return [] }
+        return object.keys(in: decoder.session.text).compactMap { name in
             guard model?.behavior(forKey: name) != .excluded else { return nil }
             return Key(stringValue: name)
         }
@@ -35,7 +36,7 @@ struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
         let name = key.stringValue
         let state = object.state
         if let model = state.pointee.model, !model.behaviors.isEmpty, model.behaviors[name] == .excluded { return nil }
-        return object.find(name, in: decoder.session.text)
+        return decoder.session.isOpen ? object.find(name, in: decoder.session.text) : nil
     }
 
     @inline(__always)
@@ -178,12 +179,12 @@ struct StreamingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     var currentIndex: Int { elements.index }
 
     private mutating func next() throws -> StreamingJSONDecoder.ValueRef {
-        guard let value = elements.next() else { throw decoder.unsupported() }
+        guard decoder.session.isOpen, let value = elements.next() else { throw decoder.unsupported() }
         return value
     }
 
     mutating func decodeNil() throws -> Bool {
-        guard !elements.isAtEnd else { throw decoder.unsupported() }
+        guard decoder.session.isOpen, !elements.isAtEnd else { throw decoder.unsupported() }
         if decoder.session.text.bytes[elements.offset] == UInt8(ascii: "n") {
             _ = elements.next()
             return true

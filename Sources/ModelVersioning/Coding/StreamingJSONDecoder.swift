@@ -4,9 +4,11 @@ import Foundation
 /// tree first.
 ///
 /// ``ArchiveDecoder/decode(_:from:)`` tries it first for JSON. One validating pass
-/// (``JSONStructure``) finds where every array and object ends; then the models' `init(from:)`
-/// read the values where they are: an object's keys are located once, when it is first read,
-/// and strings and numbers are built only when asked for.
+/// (``JSONStructure``) finds where every array and object ends and where each key and element
+/// starts; then the models' `init(from:)` read the values where they are: an object's keys are
+/// located once, when it is first read, and strings and numbers are built only when asked for.
+/// The bytes are borrowed for the run: a container or decoder a model keeps afterwards reads
+/// nothing and throws.
 ///
 /// It covers what an app reads on every launch after its archives were upgraded: an envelope
 /// (or a top-level object) whose objects are all at their types' current versions, decoded
@@ -24,8 +26,13 @@ import Foundation
 /// One instance serves a run, as ``TreeDecoder`` does: ``frames`` holds the values whose
 /// `init(from:)` is running, with their keys for the coding path.
 final class StreamingJSONDecoder: Decoder {
-    /// Ends a run that the tree decoder must do.
-    struct Unsupported: Error {}
+    /// Ends a run that the tree decoder must do. A model sees it only by using a decoder or
+    /// container it kept after the run.
+    struct Unsupported: Error, CustomStringConvertible {
+        var description: String {
+            "this decoder's run has ended: a decoder or container must not be used after init(from:) returns"
+        }
+    }
 
     /// A value in the text: the offset of its first byte and, for arrays and objects, its
     /// ordinal in the ``JSONStructure`` (`-1` for scalars).
@@ -75,8 +82,12 @@ final class StreamingJSONDecoder: Decoder {
             do {
                 guard let root = try session.rootValue() else { return nil }
                 let streaming = StreamingJSONDecoder(session: session, value: root)
-                // The root frame holds the root object, which holds the decoder.
-                defer { streaming.frames.removeAll() }
+                defer {
+                    // The root frame holds the root object, which holds the decoder; and the
+                    // bytes are gone after this call.
+                    streaming.releaseObjects()
+                    session.isOpen = false
+                }
                 let value = try streaming.unbox(root, as: T.self)
                 guard !session.failed, session.allContainersRead else { return nil }
                 return value
@@ -122,6 +133,12 @@ final class StreamingJSONDecoder: Decoder {
     }
 
     // MARK: State
+
+    /// Drops the objects the frames hold (their headers hold this decoder); the frames stay, so
+    /// that a decoder a model kept still has a current level.
+    func releaseObjects() {
+        for index in frames.indices { frames[index].object = nil }
+    }
 
     var current: Frame {
         get { frames[frames.count - 1] }
@@ -178,7 +195,7 @@ final class StreamingJSONDecoder: Decoder {
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let value = current.value
-        guard session.text.bytes[value.offset] == UInt8(ascii: "[") else { throw unsupported() }
+        guard session.isOpen, session.text.bytes[value.offset] == UInt8(ascii: "[") else { throw unsupported() }
         session.markRead(value.ordinal)
         return StreamingUnkeyedDecodingContainer(decoder: self, array: value, allowed: current.allowed, depth: depth)
     }
@@ -192,7 +209,7 @@ final class StreamingJSONDecoder: Decoder {
     private func currentObject() throws -> StreamingObject {
         if let object = current.object { return object }
         let value = current.value
-        guard session.text.bytes[value.offset] == UInt8(ascii: "{") else { throw unsupported() }
+        guard session.isOpen, session.text.bytes[value.offset] == UInt8(ascii: "{") else { throw unsupported() }
         // Not kept in the frame: a nested decoder's frames are never popped, and the object will
         // hold this decoder.
         return try session.readObject(value)
@@ -213,6 +230,7 @@ final class StreamingJSONDecoder: Decoder {
 
     /// Decodes `value`, the current value, as a `T`: ``TreeDecoder/unbox(_:as:)`` on the text.
     func unbox<T: Decodable>(_ value: ValueRef, as type: T.Type) throws -> T {
+        guard session.isOpen else { throw unsupported() }
         let text = session.text
         switch text.bytes[value.offset] {
         case UInt8(ascii: "{"):
@@ -309,11 +327,12 @@ final class StreamingJSONDecoder: Decoder {
     // MARK: Scalars
 
     func string(at value: ValueRef) throws -> String {
-        guard session.text.bytes[value.offset] == UInt8(ascii: "\"") else { throw unsupported() }
+        guard session.isOpen, session.text.bytes[value.offset] == UInt8(ascii: "\"") else { throw unsupported() }
         return session.string(at: value.offset)
     }
 
     func bool(at value: ValueRef) throws -> Bool {
+        guard session.isOpen else { throw unsupported() }
         switch session.text.bytes[value.offset] {
         case UInt8(ascii: "t"): return true
         case UInt8(ascii: "f"): return false
@@ -324,6 +343,7 @@ final class StreamingJSONDecoder: Decoder {
     /// The number at `value` as ``JSONParser`` reads it (`.int`, `.uint` or `.double`).
     @inline(__always)
     func number(at value: ValueRef) throws -> ArchiveValue {
+        guard session.isOpen else { throw unsupported() }
         let first = session.text.bytes[value.offset]
         guard first == UInt8(ascii: "-") || first &- UInt8(ascii: "0") < 10 else { throw unsupported() }
         var position = value.offset
@@ -354,7 +374,7 @@ final class StreamingJSONDecoder: Decoder {
     }
 
     func isNull(_ value: ValueRef) -> Bool {
-        session.text.bytes[value.offset] == UInt8(ascii: "n")
+        session.isOpen && session.text.bytes[value.offset] == UInt8(ascii: "n")
     }
 
     // MARK: Arrays of primitives
