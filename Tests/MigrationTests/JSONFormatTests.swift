@@ -14,6 +14,15 @@ private func read(bytes: [UInt8], markup: MarkupMode = .plain) throws -> Archive
     try JSONReader.read(Data(bytes), options: ArchiveReadingOptions(markup: markup))
 }
 
+/// Whether the streaming decoder's structural pass vouches for `bytes` (it must never vouch for
+/// what the reader rejects).
+private func structureAccepts(_ bytes: [UInt8], limits: ArchiveLimits = .default) -> Bool {
+    bytes.withUnsafeBufferPointer { buffer in
+        guard let base = buffer.baseAddress else { return false }
+        return JSONStructure.scan(base, count: buffer.count, limits: limits) != nil
+    }
+}
+
 /// Writes `value` with the JSON writer and returns the text.
 private func write(
     _ value: ArchiveValue, pretty: Bool = false, markup: MarkupMode = .archive, limits: ArchiveLimits = .default
@@ -231,6 +240,7 @@ struct JSONFormatTests {
         let error = archiveError { _ = try read(text) }
         #expect(error?.code == .malformedInput, "\(text)")
         #expect(error?.location?.byteOffset != nil)
+        #expect(!structureAccepts(Array(text.utf8)), "\(text)")
     }
 
     @Test("only space, tab, line feed and carriage return are whitespace")
@@ -238,7 +248,9 @@ struct JSONFormatTests {
         #expect(try read(" \t\r\n[ 1 ,\t2\r\n]\n\n ") == [1, 2])
         for text in ["\u{0C}1", "[1,\u{0B}2]", "\u{A0}1", "[1]\u{0}", "\u{2028}[]"] {
             #expect(archiveError { _ = try read(text) }?.code == .malformedInput, "\(text.unicodeScalars.map(\.value))")
+            #expect(!structureAccepts(Array(text.utf8)))
         }
+        #expect(structureAccepts(Array(" \t\r\n[ 1 ,\t2\r\n]\n\n ".utf8)))
     }
 
     @Test("hostile input stops at a limit instead of exhausting the stack or memory")
@@ -290,6 +302,63 @@ struct JSONFormatTests {
     func invalidUTF8(bytes: [UInt8]) {
         let error = archiveError { _ = try read(bytes: bytes) }
         #expect(error?.code == .malformedInput)
+        #expect(!structureAccepts(bytes))
+    }
+
+    @Test("the structural pass accepts only what the reader accepts, on random damage to documents")
+    func structuralPassAgreesWithTheReader() throws {
+        let document =
+            Array(
+                #"{"$archive":1,"root":{"$type":"Doc","$version":2,"shapes":[{"id":1,"title":"a \"q\" \u00e9\ud83d\ude00","#
+                    .utf8)
+            + Array(#""x":-0.5e-3,"tags":["t",""],"on":true,"off":false,"none":null,"deep":[[{}],[]]}]}}"#.utf8)
+        #expect(structureAccepts(document))
+        #expect(try read(bytes: document) != .null)
+        let alphabet = Array(#"{}[]":,\-+.0123456789eEtrufalsn $"#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xFF]
+        var random = SplitMix64(seed: 0x51C7)
+        var accepted = 0
+        for _ in 0..<4000 {
+            var bytes = document
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let index = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: bytes[index] = alphabet.randomElement(using: &random)!
+                case 1: bytes.insert(alphabet.randomElement(using: &random)!, at: index)
+                default: if bytes.count > 1 { bytes.remove(at: index) }
+                }
+            }
+            guard structureAccepts(bytes) else { continue }
+            accepted += 1
+            #expect(throws: Never.self, "\(String(decoding: bytes, as: UTF8.self))") { _ = try read(bytes: bytes) }
+        }
+        #expect(accepted > 100)
+    }
+
+    @Test("the structural pass stays within the reader's limits")
+    func structuralPassLimits() {
+        var limits = ArchiveLimits.default
+        limits.maxDepth = 10
+        #expect(structureAccepts(Array("[[[[[[[[1]]]]]]]]".utf8), limits: limits))  // 8 levels
+        #expect(!structureAccepts(Array("[[[[[[[[[1]]]]]]]]]".utf8), limits: limits))  // 9: the margin of two
+        limits = .default
+        limits.maxStringLength = 3
+        #expect(structureAccepts(Array(#"["abc"]"#.utf8), limits: limits))
+        #expect(!structureAccepts(Array(#"["abcd"]"#.utf8), limits: limits))
+        #expect(!structureAccepts(Array(#"{"abcd":1}"#.utf8), limits: limits))
+        limits = .default
+        limits.maxCollectionCount = 2
+        #expect(structureAccepts(Array("[1,2]".utf8), limits: limits))
+        #expect(!structureAccepts(Array("[1,2,3]".utf8), limits: limits))
+        #expect(!structureAccepts(Array(#"{"a":1,"b":2,"c":3}"#.utf8), limits: limits))
+        limits = .default
+        limits.maxObjectCount = 3
+        #expect(structureAccepts(Array("[1,2]".utf8), limits: limits))
+        #expect(!structureAccepts(Array("[1,2,3]".utf8), limits: limits))
+        limits = .default
+        limits.maxInputBytes = 4
+        #expect(!structureAccepts(Array("[1,2]".utf8), limits: limits))
+        #expect(!structureAccepts(Array(String(repeating: "1", count: 400).utf8)))  // out of range
+        #expect(!structureAccepts([0xEF, 0xBB, 0xBF] + Array("[]".utf8)))  // a byte-order mark: the reader's
     }
 
     @Test("valid multi-byte UTF-8 at the edges of the ranges is accepted")
