@@ -380,31 +380,25 @@ final class StreamingJSONDecoder: Decoder {
     // MARK: Arrays of primitives
 
     private func strings(in array: ValueRef) throws -> [String] {
-        var result: [String] = []
-        var elements = session.elements(of: array)
-        result.reserveCapacity(elements.count)
-        while let element = elements.next() {
-            result.append(try string(at: element))
-        }
-        return result
+        try elements(of: array, string(at:))
     }
 
     private func doubles(in array: ValueRef) throws -> [Double] {
-        var result: [Double] = []
-        var elements = session.elements(of: array)
-        result.reserveCapacity(elements.count)
-        while let element = elements.next() {
-            result.append(try double(at: element))
-        }
-        return result
+        try elements(of: array, double(at:))
     }
 
     private func ints(in array: ValueRef) throws -> [Int] {
-        var result: [Int] = []
+        try elements(of: array, int(at:))
+    }
+
+    /// The elements of `array`, each read by `read`, into an array of exactly their count.
+    @inline(__always)
+    private func elements<Element>(of array: ValueRef, _ read: (ValueRef) throws -> Element) throws -> [Element] {
+        var result: [Element] = []
         var elements = session.elements(of: array)
         result.reserveCapacity(elements.count)
         while let element = elements.next() {
-            result.append(try int(at: element))
+            result.append(try read(element))
         }
         return result
     }

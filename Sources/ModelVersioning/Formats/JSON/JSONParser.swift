@@ -504,33 +504,7 @@ struct JSONParser: ~Copyable {
     /// offset (``end`` when there is none) and the OR of the bytes before it.
     @inline(__always)
     private func scanString(from: Int) -> (stop: Int, highBits: UInt64) {
-        var cursor = from
-        var highBits: UInt64 = 0
-        // Eight bytes at a time. In each of the three tests the lowest flagged byte is exact
-        // (only a flagged byte can borrow from the bytes above it), so the lowest flag of all
-        // is the first quote, backslash or control character.
-        while end &- cursor >= 8 {
-            let word = UInt64(littleEndian: UnsafeRawPointer(bytes + cursor).loadUnaligned(as: UInt64.self))
-            let quotes = word ^ 0x2222_2222_2222_2222
-            let backslashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
-            let special =
-                (((quotes &- 0x0101_0101_0101_0101) & ~quotes) | ((backslashes &- 0x0101_0101_0101_0101) & ~backslashes)
-                    | ((word &- 0x2020_2020_2020_2020) & ~word)) & 0x8080_8080_8080_8080
-            if special != 0 {
-                let before = special.trailingZeroBitCount &>> 3
-                highBits |= word & ((1 &<< UInt64(truncatingIfNeeded: before &* 8)) &- 1)
-                return (cursor &+ before, highBits)
-            }
-            highBits |= word
-            cursor &+= 8
-        }
-        while cursor < end {
-            let current = bytes[cursor]
-            if current == UInt8(ascii: "\"") || current == UInt8(ascii: "\\") || current < 0x20 { break }
-            highBits |= UInt64(current)
-            cursor &+= 1
-        }
-        return (cursor, highBits)
+        JSONText(bytes: bytes, end: end).scanString(from: from)
     }
 
     /// Reads the string value whose opening quote is at `position`.
@@ -725,40 +699,12 @@ struct JSONParser: ~Copyable {
 
     /// The value of four hex digits at `offset`, or `nil`.
     private func hexQuad(at offset: Int) -> UInt32? {
-        guard end &- offset >= 4 else { return nil }
-        var value: UInt32 = 0
-        for index in offset..<(offset &+ 4) {
-            let digit = bytes[index]
-            let nibble: UInt8
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = digit &- UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = digit &- UInt8(ascii: "a") &+ 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = digit &- UInt8(ascii: "A") &+ 10
-            default: return nil
-            }
-            value = value << 4 | UInt32(nibble)
-        }
-        return value
+        JSONText(bytes: bytes, end: end).hexQuad(at: offset)
     }
 
     /// Appends a scalar (never a surrogate) as UTF-8 to ``scratch``.
     private mutating func appendUTF8(_ scalar: UInt32) {
-        switch scalar {
-        case 0..<0x80:
-            scratch.append(UInt8(truncatingIfNeeded: scalar))
-        case 0x80..<0x800:
-            scratch.append(UInt8(truncatingIfNeeded: 0xC0 | scalar >> 6))
-            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
-        case 0x800..<0x10000:
-            scratch.append(UInt8(truncatingIfNeeded: 0xE0 | scalar >> 12))
-            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar >> 6 & 0x3F))
-            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
-        default:
-            scratch.append(UInt8(truncatingIfNeeded: 0xF0 | scalar >> 18))
-            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar >> 12 & 0x3F))
-            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar >> 6 & 0x3F))
-            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
-        }
+        JSONText.appendUTF8(scalar, to: &scratch)
     }
 
     // MARK: - Errors
