@@ -653,15 +653,14 @@ struct JSONParser: ~Copyable {
             // A backslash.
             let escapeStart = cursor
             cursor &+= 1
-            switch byte(at: cursor) {
-            case UInt8(ascii: "\""): scratch.append(0x22)
-            case UInt8(ascii: "\\"): scratch.append(0x5C)
-            case UInt8(ascii: "/"): scratch.append(0x2F)
-            case UInt8(ascii: "b"): scratch.append(0x08)
-            case UInt8(ascii: "f"): scratch.append(0x0C)
-            case UInt8(ascii: "n"): scratch.append(0x0A)
-            case UInt8(ascii: "r"): scratch.append(0x0D)
-            case UInt8(ascii: "t"): scratch.append(0x09)
+            let letter = byte(at: cursor)
+            if let unescaped = JSONText.simpleEscape(letter) {
+                scratch.append(unescaped)
+                cursor &+= 1
+                segmentStart = cursor
+                continue
+            }
+            switch letter {
             case UInt8(ascii: "u"):
                 guard let unit = hexQuad(at: cursor &+ 1) else {
                     throw malformed("expected four hex digits after '\\u'", at: escapeStart, inValue: !isKey)

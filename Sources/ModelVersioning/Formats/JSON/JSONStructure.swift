@@ -330,10 +330,12 @@ struct JSONText {
                 break
             }
             guard current == UInt8(ascii: "\\") else { return nil }
-            switch byte(at: stop &+ 1) {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-                UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            let letter = byte(at: stop &+ 1)
+            if Self.simpleEscape(letter) != nil {
                 cursor = stop &+ 2
+                continue
+            }
+            switch letter {
             case UInt8(ascii: "u"):
                 guard let unit = hexQuad(at: stop &+ 2) else { return nil }
                 cursor = stop &+ 6
@@ -399,12 +401,12 @@ struct JSONText {
             if current == UInt8(ascii: "\"") { break }
             let escaped = byte(at: cursor &+ 1)
             cursor &+= 2
+            if let unescaped = Self.simpleEscape(escaped) {
+                scratch.append(unescaped)
+                segmentStart = cursor
+                continue
+            }
             switch escaped {
-            case UInt8(ascii: "b"): scratch.append(0x08)
-            case UInt8(ascii: "f"): scratch.append(0x0C)
-            case UInt8(ascii: "n"): scratch.append(0x0A)
-            case UInt8(ascii: "r"): scratch.append(0x0D)
-            case UInt8(ascii: "t"): scratch.append(0x09)
             case UInt8(ascii: "u"):
                 var scalar = hexQuad(at: cursor) ?? 0xFFFD
                 cursor &+= 4
@@ -418,6 +420,21 @@ struct JSONText {
             segmentStart = cursor
         }
         return String(decoding: scratch, as: UTF8.self)
+    }
+
+    /// The byte a one-letter escape stands for (`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`,
+    /// `\t`); `nil` for any other letter (`\u` included).
+    @inline(__always)
+    static func simpleEscape(_ letter: UInt8) -> UInt8? {
+        switch letter {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return letter
+        case UInt8(ascii: "b"): return 0x08
+        case UInt8(ascii: "f"): return 0x0C
+        case UInt8(ascii: "n"): return 0x0A
+        case UInt8(ascii: "r"): return 0x0D
+        case UInt8(ascii: "t"): return 0x09
+        default: return nil
+        }
     }
 
     /// The value of four hex digits at `offset`, or `nil`.
