@@ -61,9 +61,8 @@ final class StreamingDecodingSession {
 
     // MARK: Walking values
 
-    /// The value starting at `offset`; `nextOrdinal` is the ordinal the next container takes
-    /// and moves past this value's containers.
-    /// `nextEntry` moves past the value's nested entries.
+    /// The value starting at `offset`. `nextOrdinal` (the ordinal the next container takes) moves
+    /// past this value's containers, and `nextEntry` past their entries.
     @inline(__always)
     func value(at offset: Int, nextOrdinal: inout Int, nextEntry: inout Int) -> StreamingJSONDecoder.ValueRef {
         let first = text.bytes[offset]
