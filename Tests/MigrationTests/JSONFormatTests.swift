@@ -334,6 +334,25 @@ struct JSONFormatTests {
         #expect(accepted > 100)
     }
 
+    @Test("the structural pass skips a plain number exactly where the number reader stops, and only then")
+    func plainNumbers() {
+        var random = SplitMix64(seed: 0x2A)
+        let pieces = ["-", "0", "1", "9", "00", "12", ".", ".5", "5", "e", "E", "+", "-", "e5", "x", ",", "]"]
+        for _ in 0..<5000 {
+            let text = (0..<Int.random(in: 1...6, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+                .joined()
+            let bytes = Array(text.utf8) + Array("]]]]]]]]]]]]]]]]]]]]".utf8)
+            bytes.withUnsafeBufferPointer { buffer in
+                let text = JSONText(bytes: buffer.baseAddress!, end: buffer.count)
+                guard let end = text.plainNumberEnd(at: 0) else { return }
+                var position = 0
+                let number = text.number(at: &position)
+                #expect(number != nil, "\(String(decoding: bytes, as: UTF8.self))")
+                #expect(position == end, "\(String(decoding: bytes, as: UTF8.self))")
+            }
+        }
+    }
+
     @Test("the structural pass stays within the reader's limits")
     func structuralPassLimits() {
         var limits = ArchiveLimits.default

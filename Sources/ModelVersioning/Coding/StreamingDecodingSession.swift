@@ -6,6 +6,7 @@ final class StreamingDecodingSession {
     let text: JSONText
     let containers: FlatBuffer<JSONStructure.Container>
     let entries: FlatBuffer<UInt32>
+    let keyLengths: FlatBuffer<UInt8>
     let registry: ModelRegistry
     let options: DecodingOptions
     let catalog: MigrationCatalog
@@ -26,6 +27,7 @@ final class StreamingDecodingSession {
         self.text = text
         self.containers = structure.containers
         self.entries = structure.entries
+        self.keyLengths = structure.keyLengths
         self.registry = decoder.registry
         self.options = decoder.options
         self.catalog = decoder.registry.catalog
@@ -134,11 +136,18 @@ final class StreamingDecodingSession {
         var sawVersion = false
         for index in 0..<count {
             let keyStart = Int(entries[nextEntry]) &+ 1
+            let knownLength = keyLengths[nextEntry]
             nextEntry &+= 1
-            let (stop, highBits) = text.scanString(from: keyStart)
-            // Escaped and non-ASCII keys compare as Swift strings in the tree: not here.
-            guard stop < text.end, bytes[stop] == UInt8(ascii: "\""), highBits & 0x8080_8080_8080_8080 == 0 else {
-                throw unsupported()
+            let stop: Int
+            if knownLength != JSONStructure.unknownKeyLength {
+                stop = keyStart &+ Int(knownLength)
+            } else {
+                let (end, highBits) = text.scanString(from: keyStart)
+                // Escaped and non-ASCII keys compare as Swift strings in the tree: not here.
+                guard end < text.end, bytes[end] == UInt8(ascii: "\""), highBits & 0x8080_8080_8080_8080 == 0 else {
+                    throw unsupported()
+                }
+                stop = end
             }
             let keyLength = stop &- keyStart
             let cursor = text.skipWhitespace(from: text.skipWhitespace(from: stop &+ 1) &+ 1)

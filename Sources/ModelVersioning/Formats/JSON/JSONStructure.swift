@@ -38,6 +38,10 @@ struct JSONStructure {
     /// The offsets of every container's entries (the opening quote of each key of an object,
     /// the first byte of each element of an array), in the text's order.
     let entries: FlatBuffer<UInt32>
+    /// Per entry: the length of an object's key when it is plain (ASCII, no escapes) and
+    /// shorter than 255 bytes; ``unknownKeyLength`` otherwise, and for array elements.
+    let keyLengths: FlatBuffer<UInt8>
+    static let unknownKeyLength: UInt8 = 255
 
     /// Says whether an object stamped with a type name (its UTF-8 bytes) and a version (`nil`
     /// when it has none, or not as an integer) stops the pass.
@@ -53,10 +57,12 @@ struct JSONStructure {
         // Offsets are stored in 32 bits, ordinals in 31.
         guard count > 0, count < Int(Int32.max), count <= limits.maxInputBytes else { return nil }
         var scanner = Scanner(bytes: bytes, end: count, limits: limits, stopsAt: stopsAt)
-        guard scanner.run(), !scanner.containers.failed, !scanner.entries.failed, !scanner.open.failed else {
+        guard scanner.run(), !scanner.containers.failed, !scanner.entries.failed, !scanner.keyLengths.failed,
+            !scanner.open.failed
+        else {
             return nil
         }
-        return JSONStructure(containers: scanner.containers, entries: scanner.entries)
+        return JSONStructure(containers: scanner.containers, entries: scanner.entries, keyLengths: scanner.keyLengths)
     }
 
     private struct Open {
@@ -87,6 +93,7 @@ struct JSONStructure {
         private var markup = Markup.none
         let containers: FlatBuffer<Container>
         let entries: FlatBuffer<UInt32>
+        let keyLengths: FlatBuffer<UInt8>
         /// The containers still open, innermost last.
         let open: FlatBuffer<Open>
 
@@ -101,6 +108,7 @@ struct JSONStructure {
             maxStringLength = limits.maxStringLength
             containers = FlatBuffer(capacity: end / 64)
             entries = FlatBuffer(capacity: end / 16)
+            keyLengths = FlatBuffer(capacity: end / 16)
             open = FlatBuffer(capacity: 64)
         }
 
@@ -112,7 +120,10 @@ struct JSONStructure {
                 // At the first byte of a value.
                 values &+= 1
                 guard values <= maxValues else { return false }
-                if inArray { entries.append(UInt32(truncatingIfNeeded: position)) }
+                if inArray {
+                    entries.append(UInt32(truncatingIfNeeded: position))
+                    keyLengths.append(JSONStructure.unknownKeyLength)
+                }
                 switch text.byte(at: position) {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
                     let isObject = text.bytes[position] == UInt8(ascii: "{")
@@ -143,9 +154,15 @@ struct JSONStructure {
                     }
                     position = next
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    guard let number = text.number(at: &position) else { return false }
-                    if markup == .version, open.count > 0, case .int(let version) = number {
-                        open[open.count &- 1].version = version
+                    if markup == .version {
+                        guard let number = text.number(at: &position) else { return false }
+                        if open.count > 0, case .int(let version) = number {
+                            open[open.count &- 1].version = version
+                        }
+                    } else if let next = text.plainNumberEnd(at: position) {
+                        position = next
+                    } else {
+                        guard text.number(at: &position) != nil else { return false }
                     }
                 case UInt8(ascii: "t"):
                     guard text.matches("true", at: position) else { return false }
@@ -209,9 +226,21 @@ struct JSONStructure {
         @inline(__always)
         private mutating func readKeyAndColon() -> Bool {
             entries.append(UInt32(truncatingIfNeeded: position))
-            guard text.byte(at: position) == UInt8(ascii: "\""),
-                let next = text.validatedStringEnd(from: position, maxLength: maxStringLength)
-            else { return false }
+            guard text.byte(at: position) == UInt8(ascii: "\"") else { return false }
+            let (stop, bits) = text.scanString(from: position &+ 1)
+            let next: Int
+            if stop < text.end && text.bytes[stop] == UInt8(ascii: "\"") && bits & 0x8080_8080_8080_8080 == 0 {
+                let length = stop &- position &- 1
+                guard length <= maxStringLength else { return false }
+                keyLengths.append(length < 255 ? UInt8(truncatingIfNeeded: length) : JSONStructure.unknownKeyLength)
+                next = stop &+ 1
+            } else {
+                guard let end = text.validatedStringEnd(from: position, maxLength: maxStringLength) else {
+                    return false
+                }
+                keyLengths.append(JSONStructure.unknownKeyLength)
+                next = end
+            }
             if text.bytes[position &+ 1] == UInt8(ascii: "$") {
                 switch next &- position &- 2 {
                 case 5 where text.matches("$type", at: position &+ 1): markup = .type
@@ -270,6 +299,33 @@ struct JSONText {
         case .failure:
             return nil
         }
+    }
+
+    /// The offset after the number at `position` when it is plain: the JSON grammar without an
+    /// exponent and with fewer than 300 integer digits, which ``JSONNumberParser`` reads without
+    /// fail (no value of that form is out of range). `nil` for anything else, which the number
+    /// reader then judges.
+    @inline(__always)
+    func plainNumberEnd(at position: Int) -> Int? {
+        var cursor = position
+        if byte(at: cursor) == UInt8(ascii: "-") { cursor &+= 1 }
+        let integerStart = cursor
+        let first = byte(at: cursor)
+        guard first &- UInt8(ascii: "0") < 10 else { return nil }
+        cursor &+= 1
+        if first != UInt8(ascii: "0") {
+            while byte(at: cursor) &- UInt8(ascii: "0") < 10 { cursor &+= 1 }
+            guard cursor &- integerStart < 300 else { return nil }
+        }
+        if byte(at: cursor) == UInt8(ascii: ".") {
+            cursor &+= 1
+            guard byte(at: cursor) &- UInt8(ascii: "0") < 10 else { return nil }
+            repeat { cursor &+= 1 } while byte(at: cursor) &- UInt8(ascii: "0") < 10
+        }
+        let next = byte(at: cursor)
+        // An exponent, or a digit after a leading zero: the reader decides.
+        guard next | 0x20 != UInt8(ascii: "e"), next &- UInt8(ascii: "0") >= 10 else { return nil }
+        return cursor
     }
 
     /// The first quote, backslash or control character at or after `from` (``end`` when none),
