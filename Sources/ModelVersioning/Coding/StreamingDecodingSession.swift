@@ -215,7 +215,8 @@ final class StreamingDecodingSession {
             let length = stop &- contentStart
             var cached = lastTypeName
             let same = cached.withUTF8 { utf8 in
-                utf8.count == length && length > 0 && memcmp(utf8.baseAddress!, text.bytes + contentStart, length) == 0
+                utf8.count == length
+                    && StreamingObject.equal(text.bytes + contentStart, utf8.baseAddress, length: length)
             }
             if same { return cached }
         }
@@ -342,8 +343,7 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
                 for _ in 0..<count {
                     let member = members[index]
                     if Int(member.keyLength) == length
-                        && (length == 0
-                            || Self.equal(text.bytes + Int(member.keyStart), key.baseAddress!, length: length))
+                        && Self.equal(text.bytes + Int(member.keyStart), key.baseAddress, length: length)
                     {
                         header.pointee.hint = index &+ 1
                         return StreamingJSONDecoder.ValueRef(offset: Int(member.value), ordinal: Int(member.ordinal))
@@ -356,10 +356,12 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
         }
     }
 
-    /// Whether `length` bytes at `first` and `second` are equal: keys are short, so a loop
-    /// beats a call to `memcmp`.
+    /// Whether `length` bytes at `first` and `second` are equal (any two empty runs are, and a
+    /// missing `second` holds none): keys are short, so a loop beats a call to `memcmp`.
     @inline(__always)
-    static func equal(_ first: UnsafePointer<UInt8>, _ second: UnsafePointer<UInt8>, length: Int) -> Bool {
+    static func equal(_ first: UnsafePointer<UInt8>, _ second: UnsafePointer<UInt8>?, length: Int) -> Bool {
+        guard length > 0 else { return true }
+        guard let second else { return false }
         guard length <= 16 else { return memcmp(first, second, length) == 0 }
         var index = 0
         while index < length {

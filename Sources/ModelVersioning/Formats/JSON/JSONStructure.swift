@@ -418,24 +418,6 @@ struct JSONText {
         return cursor &+ 1
     }
 
-    /// The offset after the closing quote of a string already validated, whose opening quote
-    /// is at `offset`.
-    @inline(__always)
-    func stringEnd(from offset: Int) -> Int {
-        var cursor = offset &+ 1
-        while true {
-            let (stop, _) = scanString(from: cursor)
-            guard stop < end else { return end }
-            if bytes[stop] == UInt8(ascii: "\\") {
-                cursor = stop &+ 2
-            } else if bytes[stop] == UInt8(ascii: "\"") {
-                return stop &+ 1
-            } else {
-                cursor = stop &+ 1
-            }
-        }
-    }
-
     /// The string (already validated) whose opening quote is at `offset`.
     func string(at offset: Int, scratch: inout [UInt8]) -> String {
         let contentStart = offset &+ 1
