@@ -167,6 +167,35 @@ public struct Tagged: FuzzShape, Hashable {
     }
 }
 
+/// A model whose chain only moves keys: its old archives decode straight from the bytes too.
+public struct Relocated: FuzzShape, Hashable {
+    public var title: String
+    public var point: FuzzPoint
+    public var visible: Bool
+    public var rank: Double
+    public var note: String?
+    public var tags: [String]?
+
+    public static let modelVersion = 3
+    public static let unversionedVersion: Int? = 1
+    public static let migrationSteps = [
+        MigrationStep(from: 1, to: 2, rules: [.rename("name", to: "title"), .remove("junk")]),
+        MigrationStep(
+            from: 2, to: 3,
+            rules: [
+                .nest(["x", "y"], into: "point"), .add("visible", default: true), .add("rank", default: 1),
+                .add("note", default: .null),
+            ]),
+    ]
+
+    public init(title: String, point: FuzzPoint) {
+        self.title = title
+        self.point = point
+        self.visible = true
+        self.rank = 1
+    }
+}
+
 /// A generic model.
 public struct Box<Content: Codable>: FuzzShape {
     public var content: Content
@@ -207,7 +236,7 @@ public let fuzzRegistry: ModelRegistry = {
         return try ModelRegistry(
             [
                 Node.self, Leaf.self, FancyLeaf.self, Tagged.self, Box<Leaf>.self, Box<Int>.self,
-                FuzzDocument.self,
+                FuzzDocument.self, Relocated.self,
             ],
             documents: [
                 DocumentMigrations(

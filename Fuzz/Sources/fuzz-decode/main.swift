@@ -50,7 +50,18 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
                 ("tagged-\(pretty).json", try encoder.encode([tagged, Tagged(tags: [], point: FuzzPoint(x: 0, y: 0))])))
             seeds.append(("box-\(pretty).json", try encoder.encode(Box(content: tagged, more: [tagged]))))
             seeds.append(("table-\(pretty).json", try encoder.encode(["k": tagged])))
+            seeds.append(
+                ("relocated-\(pretty).json", try encoder.encode([Relocated(title: "r", point: FuzzPoint(x: 1, y: 2))])))
         }
+        // Old archives of a model whose chain only moves keys: upgraded while they are read.
+        seeds.append(
+            (
+                "relocated-old.json",
+                Data(
+                    (#"{"$archive":1,"root":[{"$type":"Relocated","$version":1,"name":"a","x":1,"y":2,"#
+                        + #""junk":[1,{"k":null}],"tags":["t"]},{"$type":"Relocated","$version":2,"title":"b","#
+                        + #""x":0.5,"y":-1},{"$type":"Relocated","name":"c","y":4,"x":3,"note":"n"}]}"#).utf8)
+            ))
         return seeds
     }
     return 0
@@ -65,6 +76,7 @@ public func fuzzDecode(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         FuzzCheck.sameDecoding([Tagged].self, from: data, with: decoder, registry: fuzzRegistry)
         FuzzCheck.sameDecoding(Box<Tagged>.self, from: data, with: decoder, registry: fuzzRegistry)
         FuzzCheck.sameDecoding([String: Tagged].self, from: data, with: decoder, registry: fuzzRegistry)
+        FuzzCheck.sameDecoding([Relocated].self, from: data, with: decoder, registry: fuzzRegistry)
     }
     guard
         let (tree, _) = FuzzCheck.valueOrArchiveError(

@@ -22,6 +22,8 @@ final class CompiledChain: Sendable {
     let stepNames: [String]
     /// For documents: the keys of the version path.
     let versionKeys: [String]
+    /// Per step: whether its rules only move keys (``FieldLayout``).
+    let keyMovingSteps: [Bool]
 
     convenience init(_ chain: TypeMigrations) throws {
         try self.init(
@@ -103,6 +105,7 @@ final class CompiledChain: Sendable {
         self.labels = sorted.map { $0.label(subject: subject) }
         self.stepNames = sorted.map(\.displayName)
         self.versionKeys = versionKeys
+        self.keyMovingSteps = sorted.map { $0.rules.allSatisfy { CompiledChain.ruleMovesKeysOnly($0) } }
     }
 
     /// The names of the steps from `from` to `to` (either direction), for reports.

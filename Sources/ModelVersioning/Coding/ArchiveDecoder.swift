@@ -31,10 +31,11 @@ public struct ArchiveDecoder: Sendable {
     /// Reads `data` (JSON, a property list or an NSKeyedArchiver archive, detected), upgrades it
     /// and decodes a `T` from its root.
     ///
-    /// A JSON archive whose objects are all at their types' current versions, and which needs
-    /// nothing only the archive tree offers (identities, references, polymorphic values, tagged
-    /// dates and data, archived extras; see the Performance article), is decoded straight from
-    /// the bytes, with the same result as through the tree. Anything else, and every error, is
+    /// A JSON archive whose objects are all at their types' current versions, or whose chains
+    /// only move keys (rename, add a scalar default, remove, nest into a new container, rename
+    /// the type), and which needs nothing only the archive tree offers (identities, references,
+    /// polymorphic values, tagged dates and data, archived extras; see the Performance
+    /// article), is decoded straight from the bytes, with the same result as through the tree. Anything else, and every error, is
     /// decoded through the tree, so a model's `init(from:)` can then run twice for one call:
     /// keep it free of side effects, as `Decodable` expects.
     ///

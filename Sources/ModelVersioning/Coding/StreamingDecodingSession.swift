@@ -22,6 +22,16 @@ final class StreamingDecodingSession {
     @exclusivity(unchecked) private var readBits: [UInt64]
     @exclusivity(unchecked) private var readCount = 0
     @exclusivity(unchecked) private var scratch: [UInt8] = []
+    /// Upgrades by moving keys (``StreamingMigration``): the ones objects were last upgraded
+    /// with, and every one made (their keys must outlive the objects that point at them).
+    @exclusivity(unchecked) var recentMigrations: [StreamingMigration] = []
+    @exclusivity(unchecked) var migrations: [StreamingMigration] = []
+    /// The values upgrades added, referred to by ``StreamingJSONDecoder/ValueRef/constant(_:)``.
+    @exclusivity(unchecked) var constants: [ArchiveValue] = []
+    /// The dictionaries upgrades made, referred to by ``StreamingJSONDecoder/ValueRef/dictionary(_:)``,
+    /// and their members.
+    let dictionaries = FlatBuffer<StreamingMigration.Dictionary>(capacity: 0)
+    let dictionaryMembers = FlatBuffer<StreamingObject.Member>(capacity: 0)
 
     init(text: JSONText, structure: JSONStructure, decoder: ArchiveDecoder) {
         self.text = text
@@ -127,7 +137,7 @@ final class StreamingDecodingSession {
         let container = containers[value.ordinal]
         let count = Int(container.count)
         var nextEntry = Int(container.firstEntry)
-        let object = StreamingObject.make(capacity: count)
+        let object = StreamingObject.make(capacity: count, keys: text.bytes)
         let state = object.state
         let bytes = text.bytes
         var nextOrdinal = value.ordinal &+ 1
@@ -177,11 +187,13 @@ final class StreamingDecodingSession {
             }
         }
         if sawVersion && typeName == nil { throw unsupported() }
-        if let typeName, needsUpgrade(typeName, version) { throw unsupported() }
-        guard !object.hasDuplicateKey(in: text) else { throw unsupported() }
+        guard !object.hasDuplicateKey() else { throw unsupported() }
+        markRead(value.ordinal)
+        if let typeName, needsUpgrade(typeName, version) {
+            return try upgraded(object, typeName: typeName, version: version)
+        }
         state.pointee.typeName = typeName
         state.pointee.version = version
-        markRead(value.ordinal)
         return object
     }
 
@@ -245,7 +257,7 @@ final class StreamingDecodingSession {
         guard object.state.pointee.startsMarkup else { return nil }
         if object.typeName != nil { return top }
         func member(_ key: String) -> StreamingJSONDecoder.ValueRef? {
-            object.find(key, in: text)
+            object.find(key)
         }
         guard let marker = member(ArchiveEnvelope.markerKey), marker.ordinal < 0 else { return nil }
         var position = marker.offset
@@ -284,6 +296,8 @@ final class StreamingDecodingSession {
 /// for exclusive access on every use); only the run's thread touches it.
 final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObject.Member> {
     struct Header {
+        /// Where the keys' bytes are: the text, or a ``StreamingMigration``'s upgraded keys.
+        let keys: UnsafePointer<UInt8>
         var count = 0
         var typeName: String?
         var version: Int?
@@ -306,8 +320,9 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
         var ordinal: Int32
     }
 
-    static func make(capacity: Int) -> StreamingObject {
-        unsafeDowncast(create(minimumCapacity: capacity) { _ in Header() }, to: StreamingObject.self)
+    /// An empty object with room for `capacity` members whose keys are at `keys`.
+    static func make(capacity: Int, keys: UnsafePointer<UInt8>) -> StreamingObject {
+        unsafeDowncast(create(minimumCapacity: capacity) { _ in Header(keys: keys) }, to: StreamingObject.self)
     }
 
     @inline(__always)
@@ -329,21 +344,36 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
         }
     }
 
+    @inline(__always)
+    func append(_ member: Member) {
+        withUnsafeMutablePointers { header, members in
+            (members + header.pointee.count).initialize(to: member)
+            header.pointee.count &+= 1
+        }
+    }
+
+    /// The member at `index` (below ``Header/count``).
+    @inline(__always)
+    func member(at index: Int) -> Member {
+        withUnsafeMutablePointers { _, members in members[index] }
+    }
+
     /// The value under `name`, starting where the previous look-up ended (keys read in archived
     /// order cost one comparison each).
     @inline(__always)
-    func find(_ name: String, in text: JSONText) -> StreamingJSONDecoder.ValueRef? {
+    func find(_ name: String) -> StreamingJSONDecoder.ValueRef? {
         var name = name
         return name.withUTF8 { key in
             withUnsafeMutablePointers { header, members -> StreamingJSONDecoder.ValueRef? in
                 let count = header.pointee.count
                 guard count > 0 else { return nil }
                 let length = key.count
+                let keys = header.pointee.keys
                 var index = header.pointee.hint < count ? header.pointee.hint : 0
                 for _ in 0..<count {
                     let member = members[index]
                     if Int(member.keyLength) == length
-                        && Self.equal(text.bytes + Int(member.keyStart), key.baseAddress, length: length)
+                        && Self.equal(keys + Int(member.keyStart), key.baseAddress, length: length)
                     {
                         header.pointee.hint = index &+ 1
                         return StreamingJSONDecoder.ValueRef(offset: Int(member.value), ordinal: Int(member.ordinal))
@@ -371,27 +401,28 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
         return true
     }
 
-    /// The keys, in the text's order.
-    func keys(in text: JSONText) -> [String] {
+    /// The keys, in order.
+    var keys: [String] {
         withUnsafeMutablePointers { header, members in
             (0..<header.pointee.count).map { index in
                 String(
                     decoding: UnsafeBufferPointer(
-                        start: text.bytes + Int(members[index].keyStart), count: Int(members[index].keyLength)),
+                        start: header.pointee.keys + Int(members[index].keyStart),
+                        count: Int(members[index].keyLength)),
                     as: UTF8.self)
             }
         }
     }
 
     /// Whether a key appears twice (the parser rejects such objects).
-    func hasDuplicateKey(in text: JSONText) -> Bool {
+    func hasDuplicateKey() -> Bool {
         withUnsafeMutablePointers { header, members in
             let count = header.pointee.count
             guard count > 1 else { return false }
             if count > 16 {
-                return Set(keys(in: text)).count != count
+                return Set(keys).count != count
             }
-            let bytes = text.bytes
+            let bytes = header.pointee.keys
             // A key is compared with the earlier ones only when one of them shares its length,
             // first and last byte (as hashed into `seen`): a repeat always does.
             var seen: UInt64 = 0

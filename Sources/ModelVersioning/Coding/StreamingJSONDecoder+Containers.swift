@@ -24,7 +24,7 @@ struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
 
     var allKeys: [Key] {
         guard decoder.session.isOpen else { return [] }
-        return object.keys(in: decoder.session.text).compactMap { name in
+        return object.keys.compactMap { name in
             guard model?.behavior(forKey: name) != .excluded else { return nil }
             return Key(stringValue: name)
         }
@@ -36,7 +36,7 @@ struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
         let name = key.stringValue
         let state = object.state
         if let model = state.pointee.model, !model.behaviors.isEmpty, model.behaviors[name] == .excluded { return nil }
-        return decoder.session.isOpen ? object.find(name, in: decoder.session.text) : nil
+        return decoder.session.isOpen ? object.find(name) : nil
     }
 
     @inline(__always)

@@ -14,8 +14,12 @@ import Foundation
 /// (or a top-level object) whose objects are all at their types' current versions, decoded
 /// into exactly their declared model types, plain structs, arrays, optionals, strings, numbers
 /// and Booleans, with the tree decoder's rules (allow lists, excluded keys, exact numeric
-/// conversions, depth limit). Anything else ends the run (``Unsupported``) and the tree decoder
-/// decodes the archive instead: an object that needs migrating (or a document chain to run),
+/// conversions, depth limit). Objects whose chains only move keys (rename, add a scalar
+/// default, remove, nest into a new container, rename the type) are upgraded as they are read
+/// (``StreamingMigration``), so the first launch after such a model change reads the old
+/// archive this way too. Anything else ends the run (``Unsupported``) and the tree decoder
+/// decodes the archive instead: an object that needs any other migration (or a document chain
+/// to run), a rule that fails,
 /// identities and references, polymorphic values and subclasses, tagged values (`$date`,
 /// `$data`, `$double`), archived extras (``UnknownFields``), escaped or non-ASCII keys, plain
 /// (markup-free) JSON, a container the models never read (it might hold something the
@@ -76,7 +80,7 @@ final class StreamingJSONDecoder: Decoder {
             guard text.byte(at: text.skipWhitespace(from: 0)) == UInt8(ascii: "{"),
                 let structure = JSONStructure.scan(
                     base, count: raw.count, limits: decoder.options.limits,
-                    stopsAt: needsUpgrade(decoder.registry.catalog))
+                    stopsAt: needsMigrationPass(decoder.registry.catalog))
             else { return nil }
             let session = StreamingDecodingSession(text: text, structure: structure, decoder: decoder)
             do {
@@ -97,12 +101,13 @@ final class StreamingJSONDecoder: Decoder {
         }
     }
 
-    /// ``MigrationCatalog/needsUpgrade(typeName:version:)`` on the bytes of a type name, as the
-    /// structural pass asks it.
-    private static func needsUpgrade(_ catalog: MigrationCatalog) -> JSONStructure.ObjectCheck? {
+    /// Whether an object needs the migration pass, on the bytes of its type name, as the
+    /// structural pass asks it: it needs upgrading (``MigrationCatalog/needsUpgrade(typeName:version:)``),
+    /// and by more than moving keys (those are upgraded as they are read, ``StreamingMigration``).
+    private static func needsMigrationPass(_ catalog: MigrationCatalog) -> JSONStructure.ObjectCheck? {
         guard !catalog.isEmpty else { return nil }
         let check = UpgradeCheck(catalog: catalog)
-        return { name, version in check.needsUpgrade(name, version) }
+        return { name, version in check.needsMigrationPass(name, version) }
     }
 
     /// Remembers the answer for the last name and version: objects of one type come in runs.
@@ -116,7 +121,7 @@ final class StreamingJSONDecoder: Decoder {
             self.catalog = catalog
         }
 
-        func needsUpgrade(_ name: UnsafeBufferPointer<UInt8>, _ version: Int64?) -> Bool {
+        func needsMigrationPass(_ name: UnsafeBufferPointer<UInt8>, _ version: Int64?) -> Bool {
             if version == lastVersion && name.count == lastName.count
                 && lastName.withUnsafeBufferPointer({ last in
                     zip(last, name).allSatisfy { $0 == $1 }
@@ -126,8 +131,11 @@ final class StreamingJSONDecoder: Decoder {
             }
             lastName = Array(name)
             lastVersion = version
-            lastAnswer = catalog.needsUpgrade(
-                typeName: String(decoding: name, as: UTF8.self), version: version.flatMap { Int(exactly: $0) })
+            let typeName = String(decoding: name, as: UTF8.self)
+            let archivedVersion = version.flatMap { Int(exactly: $0) }
+            lastAnswer =
+                catalog.needsUpgrade(typeName: typeName, version: archivedVersion)
+                && !catalog.upgradeMovesKeysOnly(typeName: typeName, version: archivedVersion)
             return lastAnswer
         }
     }
@@ -195,7 +203,9 @@ final class StreamingJSONDecoder: Decoder {
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let value = current.value
-        guard session.isOpen, session.text.bytes[value.offset] == UInt8(ascii: "[") else { throw unsupported() }
+        guard session.isOpen, !value.isMade, session.text.bytes[value.offset] == UInt8(ascii: "[") else {
+            throw unsupported()
+        }
         session.markRead(value.ordinal)
         return StreamingUnkeyedDecodingContainer(decoder: self, array: value, allowed: current.allowed, depth: depth)
     }
@@ -209,7 +219,12 @@ final class StreamingJSONDecoder: Decoder {
     private func currentObject() throws -> StreamingObject {
         if let object = current.object { return object }
         let value = current.value
-        guard session.isOpen, session.text.bytes[value.offset] == UInt8(ascii: "{") else { throw unsupported() }
+        guard session.isOpen else { throw unsupported() }
+        if value.isMade {
+            guard value.isMadeDictionary else { throw unsupported() }
+            return session.madeDictionary(value)
+        }
+        guard session.text.bytes[value.offset] == UInt8(ascii: "{") else { throw unsupported() }
         // Not kept in the frame: a nested decoder's frames are never popped, and the object will
         // hold this decoder.
         return try session.readObject(value)
@@ -231,6 +246,7 @@ final class StreamingJSONDecoder: Decoder {
     /// Decodes `value`, the current value, as a `T`: ``TreeDecoder/unbox(_:as:)`` on the text.
     func unbox<T: Decodable>(_ value: ValueRef, as type: T.Type) throws -> T {
         guard session.isOpen else { throw unsupported() }
+        if value.isMade { return try unboxMade(value, as: T.self) }
         let text = session.text
         switch text.bytes[value.offset] {
         case UInt8(ascii: "{"):
@@ -261,6 +277,13 @@ final class StreamingJSONDecoder: Decoder {
         default:
             return try unboxScalar(value, as: T.self)
         }
+    }
+
+    /// A value an upgrade made: a dictionary (read as a plain one) or an added scalar.
+    private func unboxMade<T: Decodable>(_ value: ValueRef, as type: T.Type) throws -> T {
+        guard value.isMadeDictionary else { return try unboxScalar(value, as: T.self) }
+        current.object = session.madeDictionary(value)
+        return try decodeComposite(as: T.self)
     }
 
     /// A scalar: the common primitives, the other integer types and `Float`, or the type's own
@@ -327,12 +350,23 @@ final class StreamingJSONDecoder: Decoder {
     // MARK: Scalars
 
     func string(at value: ValueRef) throws -> String {
-        guard session.isOpen, session.text.bytes[value.offset] == UInt8(ascii: "\"") else { throw unsupported() }
+        guard session.isOpen else { throw unsupported() }
+        if value.isMade {
+            guard !value.isMadeDictionary, case .string(let string) = session.constant(value) else {
+                throw unsupported()
+            }
+            return string
+        }
+        guard session.text.bytes[value.offset] == UInt8(ascii: "\"") else { throw unsupported() }
         return session.string(at: value.offset)
     }
 
     func bool(at value: ValueRef) throws -> Bool {
         guard session.isOpen else { throw unsupported() }
+        if value.isMade {
+            guard !value.isMadeDictionary, case .bool(let bool) = session.constant(value) else { throw unsupported() }
+            return bool
+        }
         switch session.text.bytes[value.offset] {
         case UInt8(ascii: "t"): return true
         case UInt8(ascii: "f"): return false
@@ -344,6 +378,7 @@ final class StreamingJSONDecoder: Decoder {
     @inline(__always)
     func number(at value: ValueRef) throws -> ArchiveValue {
         guard session.isOpen else { throw unsupported() }
+        if value.isMade { return try madeNumber(value) }
         let first = session.text.bytes[value.offset]
         guard first == UInt8(ascii: "-") || first &- UInt8(ascii: "0") < 10 else { throw unsupported() }
         var position = value.offset
@@ -368,13 +403,25 @@ final class StreamingJSONDecoder: Decoder {
         return result
     }
 
+    /// The number an upgrade added.
+    private func madeNumber(_ value: ValueRef) throws -> ArchiveValue {
+        guard !value.isMadeDictionary else { throw unsupported() }
+        let constant = session.constant(value)
+        switch constant {
+        case .int, .uint, .double: return constant
+        default: throw unsupported()
+        }
+    }
+
     func float(at value: ValueRef) throws -> Float {
         guard let float = ArchiveValue.float(fitting: try double(at: value)) else { throw unsupported() }
         return float
     }
 
     func isNull(_ value: ValueRef) -> Bool {
-        session.isOpen && session.text.bytes[value.offset] == UInt8(ascii: "n")
+        guard session.isOpen else { return false }
+        if value.isMade { return !value.isMadeDictionary && session.constant(value) == .null }
+        return session.text.bytes[value.offset] == UInt8(ascii: "n")
     }
 
     // MARK: Arrays of primitives

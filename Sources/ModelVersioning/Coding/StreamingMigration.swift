@@ -1,0 +1,282 @@
+import Foundation
+
+/// An upgrade that only moves keys (``KeyMovingUpgrade``), laid out for
+/// ``StreamingJSONDecoder``: which archived keys it applies to, the upgraded keys' bytes, and
+/// where each upgraded value comes from. Objects with the same type, version and keys share
+/// one, so the chain's rules run once per layout, not once per object, and no value is copied:
+/// the upgraded object points at the archived values in the text.
+///
+/// ```swift
+/// // Shape v1 {"id", "name", "x", "y"} → {"id", "title", "center": {"x", "y"}, "visible": true}
+/// let upgraded = try session.upgraded(archived, typeName: "Shape", version: 1)
+/// upgraded.find("title")     // the archived "name" value
+/// ```
+final class StreamingMigration {
+    /// A dictionary a rule made, whose members are in the session's `dictionaryMembers`.
+    struct Dictionary {
+        var first: UInt32
+        var count: UInt32
+        var keys: UnsafePointer<UInt8>
+    }
+
+    /// Where an upgraded value comes from.
+    enum Source {
+        /// The archived member at this position.
+        case field(Int)
+        /// The session's constant at this index.
+        case constant(Int)
+        /// The made dictionary at this index of ``objects``.
+        case dictionary(Int)
+    }
+
+    /// One upgraded member: its key in ``keys`` and its value's source.
+    struct Slot {
+        var keyStart: UInt32
+        var keyLength: UInt32
+        var source: Source
+    }
+
+    /// The most layouts one run makes: an archive with more key sets per type goes to the tree.
+    static let maximumCount = 256
+
+    let archivedName: String
+    let archivedVersion: Int?
+    let typeName: String
+    let version: Int
+    /// The upgraded object (`objects[0]`) and the dictionaries rules made in it.
+    let objects: [[Slot]]
+    /// The archived members the upgrade drops.
+    let dropped: [Int]
+    /// The bytes of every upgraded key.
+    let keys: UnsafeMutablePointer<UInt8>
+    /// The archived keys, one after the other, and their lengths.
+    private let archivedKeys: [UInt8]
+    private let archivedLengths: [Int]
+
+    /// Lays out `upgrade` for objects of `archivedName` at `archivedVersion` with `archivedKeys`;
+    /// the values rules add go to `constants`. `nil` when an upgraded key is not plain ASCII or
+    /// starts with `$` (keys compare as bytes here, as Swift strings in the tree).
+    init?(
+        _ upgrade: KeyMovingUpgrade, archivedName: String, archivedVersion: Int?, archivedKeys: [String],
+        constants: inout [ArchiveValue]
+    ) {
+        var bytes: [UInt8] = []
+        var objects: [[Slot]] = [[]]
+        func lay(_ layout: FieldLayout, into object: Int) -> Bool {
+            for entry in layout.entries {
+                let key = Array(entry.key.utf8)
+                guard key.allSatisfy({ $0 < 0x80 }), key.first != UInt8(ascii: "$") else { return false }
+                let start = bytes.count
+                bytes.append(contentsOf: key)
+                let source: Source
+                switch entry.source {
+                case .field(let index):
+                    source = .field(index)
+                case .constant(let value):
+                    source = .constant(constants.count)
+                    constants.append(value)
+                case .dictionary(let inner):
+                    let index = objects.count
+                    objects.append([])
+                    guard lay(inner, into: index) else { return false }
+                    source = .dictionary(index)
+                }
+                objects[object].append(
+                    Slot(
+                        keyStart: UInt32(truncatingIfNeeded: start), keyLength: UInt32(truncatingIfNeeded: key.count),
+                        source: source))
+            }
+            return true
+        }
+        guard lay(upgrade.fields, into: 0), bytes.count < Int(UInt32.max) else { return nil }
+        self.archivedName = archivedName
+        self.archivedVersion = archivedVersion
+        self.typeName = upgrade.typeName
+        self.version = upgrade.version
+        self.objects = objects
+        self.dropped = upgrade.fields.droppedFields(of: archivedKeys.count)
+        self.keys = .allocate(capacity: Swift.max(bytes.count, 1))
+        self.keys.initialize(from: bytes, count: bytes.count)
+        self.archivedKeys = archivedKeys.flatMap { Array($0.utf8) }
+        self.archivedLengths = archivedKeys.map(\.utf8.count)
+    }
+
+    deinit {
+        keys.deallocate()
+    }
+
+    /// Whether `object` has exactly the archived keys this upgrade was laid out for.
+    func matches(_ object: StreamingObject) -> Bool {
+        let count = archivedLengths.count
+        guard object.state.pointee.count == count else { return false }
+        let base = object.state.pointee.keys
+        return archivedKeys.withUnsafeBufferPointer { expected in
+            var offset = 0
+            for index in 0..<count {
+                let member = object.member(at: index)
+                let length = archivedLengths[index]
+                guard Int(member.keyLength) == length,
+                    StreamingObject.equal(
+                        base + Int(member.keyStart), expected.baseAddress.map { $0 + offset }, length: length)
+                else { return false }
+                offset &+= length
+            }
+            return true
+        }
+    }
+}
+
+extension StreamingDecodingSession {
+    /// `archived`, an object of `typeName` at `version` that needs upgrading, upgraded: its
+    /// members moved where the chain's rules put them, with the values the rules add. Ends the
+    /// run when the chain does more than move keys or a rule fails (the migration pass then
+    /// upgrades or reports).
+    func upgraded(_ archived: StreamingObject, typeName: String, version: Int?) throws -> StreamingObject {
+        let migration = try self.migration(for: archived, typeName: typeName, version: version)
+        for index in migration.dropped {
+            let member = archived.member(at: index)
+            try readDropped(StreamingJSONDecoder.ValueRef(offset: Int(member.value), ordinal: Int(member.ordinal)))
+        }
+        let slots = migration.objects[0]
+        let object = StreamingObject.make(capacity: slots.count, keys: migration.keys)
+        for slot in slots {
+            object.append(try member(slot, of: archived, migration: migration))
+        }
+        let state = object.state
+        state.pointee.typeName = migration.typeName
+        state.pointee.version = migration.version
+        state.pointee.startsMarkup = archived.state.pointee.startsMarkup
+        return object
+    }
+
+    /// Reads what an upgrade drops as the reader would: no model reads it and the migration pass
+    /// never walks into it, but the reader rejects a repeated key or bad markup anywhere.
+    private func readDropped(_ value: StreamingJSONDecoder.ValueRef) throws {
+        if value.isMade {
+            guard value.isMadeDictionary else { return }
+            try readMembers(of: madeDictionary(value))
+        } else if value.ordinal >= 0 {
+            if text.bytes[value.offset] == UInt8(ascii: "[") {
+                var elements = elements(of: value)
+                while let element = elements.next() { try readDropped(element) }
+            } else {
+                try readMembers(of: try readObject(value))
+            }
+        }
+    }
+
+    private func readMembers(of object: StreamingObject) throws {
+        for index in 0..<object.state.pointee.count {
+            let member = object.member(at: index)
+            try readDropped(StreamingJSONDecoder.ValueRef(offset: Int(member.value), ordinal: Int(member.ordinal)))
+        }
+    }
+
+    /// The members of the dictionary an upgrade made, `value`.
+    func madeDictionary(_ value: StreamingJSONDecoder.ValueRef) -> StreamingObject {
+        let record = dictionaries[value.madeIndex]
+        let count = Int(record.count)
+        let object = StreamingObject.make(capacity: count, keys: record.keys)
+        let first = Int(record.first)
+        for index in 0..<count {
+            object.append(dictionaryMembers[first &+ index])
+        }
+        return object
+    }
+
+    /// The value an upgrade added, `value`.
+    func constant(_ value: StreamingJSONDecoder.ValueRef) -> ArchiveValue {
+        constants[value.madeIndex]
+    }
+
+    /// The upgrade for objects like `archived`: one laid out before, or a new one.
+    private func migration(for archived: StreamingObject, typeName: String, version: Int?) throws
+        -> StreamingMigration
+    {
+        for migration in recentMigrations
+        where migration.archivedVersion == version && migration.archivedName == typeName
+            && migration.matches(archived)
+        {
+            return migration
+        }
+        guard migrations.count < StreamingMigration.maximumCount else { throw unsupported() }
+        let keys = archived.keys
+        guard let upgrade = catalog.keyMovingUpgrade(typeName: typeName, version: version, keys: keys),
+            let migration = StreamingMigration(
+                upgrade, archivedName: typeName, archivedVersion: version, archivedKeys: keys,
+                constants: &constants)
+        else { throw unsupported() }
+        migrations.append(migration)
+        if recentMigrations.count == 8 { recentMigrations.removeLast() }
+        recentMigrations.insert(migration, at: 0)
+        return migration
+    }
+
+    private func member(_ slot: StreamingMigration.Slot, of archived: StreamingObject, migration: StreamingMigration)
+        throws -> StreamingObject.Member
+    {
+        let value: StreamingJSONDecoder.ValueRef
+        switch slot.source {
+        case .field(let index):
+            let member = archived.member(at: index)
+            return StreamingObject.Member(
+                keyStart: slot.keyStart, keyLength: slot.keyLength, value: member.value, ordinal: member.ordinal)
+        case .constant(let index):
+            guard index < StreamingJSONDecoder.ValueRef.madeLimit else { throw unsupported() }
+            value = .constant(index)
+        case .dictionary(let object):
+            let index = try makeDictionary(migration.objects[object], of: archived, migration: migration)
+            guard index < StreamingJSONDecoder.ValueRef.madeLimit else { throw unsupported() }
+            value = .dictionary(index)
+        }
+        return StreamingObject.Member(
+            keyStart: slot.keyStart, keyLength: slot.keyLength, value: 0,
+            ordinal: Int32(truncatingIfNeeded: value.ordinal))
+    }
+
+    /// Records a dictionary a rule made, with `slots`; returns its index.
+    private func makeDictionary(
+        _ slots: [StreamingMigration.Slot], of archived: StreamingObject, migration: StreamingMigration
+    ) throws -> Int {
+        let first = dictionaryMembers.count
+        let placeholder = StreamingObject.Member(keyStart: 0, keyLength: 0, value: 0, ordinal: -1)
+        for _ in slots { dictionaryMembers.append(placeholder) }
+        for (index, slot) in slots.enumerated() {
+            dictionaryMembers[first &+ index] = try member(slot, of: archived, migration: migration)
+        }
+        let index = dictionaries.count
+        guard !dictionaryMembers.failed, dictionaryMembers.count < Int(UInt32.max) else { throw unsupported() }
+        dictionaries.append(
+            StreamingMigration.Dictionary(
+                first: UInt32(truncatingIfNeeded: first), count: UInt32(truncatingIfNeeded: slots.count),
+                keys: migration.keys))
+        guard !dictionaries.failed else { throw unsupported() }
+        return index
+    }
+}
+
+extension StreamingJSONDecoder.ValueRef {
+    /// The most values of each kind an upgrade makes in one run (they must fit a member's
+    /// 32-bit ordinal).
+    static let madeLimit = 1 << 29
+
+    /// A value an upgrade added: the session's constant at `index` (below ``madeLimit``).
+    static func constant(_ index: Int) -> Self {
+        Self(offset: 0, ordinal: -2 &- (index &<< 1))
+    }
+
+    /// A dictionary an upgrade made: the session's dictionary at `index` (below ``madeLimit``).
+    static func dictionary(_ index: Int) -> Self {
+        Self(offset: 0, ordinal: -3 &- (index &<< 1))
+    }
+
+    /// Whether an upgrade made the value (it is not in the text).
+    @inline(__always)
+    var isMade: Bool { ordinal < -1 }
+
+    /// Whether the made value is a dictionary (else a constant).
+    var isMadeDictionary: Bool { (-2 &- ordinal) & 1 == 1 }
+
+    /// The index of the made value among its kind.
+    var madeIndex: Int { (-2 &- ordinal) &>> 1 }
+}
