@@ -68,9 +68,26 @@ private struct MovConverted: VersionedModel, Equatable {
     static let migrationSteps = [MigrationStep(from: 1, to: 2, rules: [.convert("size", .intToString)])]
 }
 
+/// v1 {value, kids} → v2 nests kids into box: every level of the upgraded tree is deeper than
+/// the text's.
+private struct MovTree: VersionedModel, Equatable {
+    struct Box: Codable, Equatable {
+        var kids: [MovTree]
+    }
+
+    var value: Int
+    var box: Box?
+
+    static let archiveTypeName = "MovTree"
+    static let modelVersion = 2
+    static let migrationSteps = [MigrationStep(from: 1, to: 2, rules: [.nest(["kids"], into: "box")])]
+}
+
 @Suite("Streaming migration (chains that only move keys)")
 struct StreamingMigrationTests {
-    let registry = try! ModelRegistry([MovShape.self, MovBoard.self, MovMisread.self, MovConverted.self])
+    let registry = try! ModelRegistry([
+        MovShape.self, MovBoard.self, MovMisread.self, MovConverted.self, MovTree.self,
+    ])
     var decoder: ArchiveDecoder { ArchiveDecoder(registry: registry) }
 
     private func json(_ text: String) -> Data { Data(text.utf8) }
@@ -190,6 +207,40 @@ struct StreamingMigrationTests {
         let many = board(StreamingMigration.maximumCount + 1)
         #expect(streamed(MovBoard.self, many) == nil)
         #expect(try decoder.decode(MovBoard.self, from: many).shapes.count == StreamingMigration.maximumCount + 1)
+    }
+
+    @Test("upgrades that nest values deeper than the depth limit go to the pass, with its error")
+    func depthAfterUpgrading() throws {
+        var options = DecodingOptions()
+        options.limits.maxDepth = 15
+        let decoder = ArchiveDecoder(registry: registry, options: options)
+        func tree(levels: Int, currentLeaf: Bool = false) -> Data {
+            var text =
+                currentLeaf
+                ? #"{"$type":"MovTree","$version":2,"value":\#(levels - 1)}"#
+                : #"{"$type":"MovTree","$version":1,"value":\#(levels - 1),"kids":[]}"#
+            for level in (0..<(levels - 1)).reversed() {
+                text = #"{"$type":"MovTree","$version":1,"value":\#(level),"kids":["# + text + "]}"
+            }
+            return json(text)
+        }
+        // Objects at depths 0, 3, 6, 9 and 12 once upgraded (0, 2, 4, 6, 8 in the text): within
+        // the limit.
+        let fits = tree(levels: 5)
+        let value = try #require(StreamingJSONDecoder.decode(MovTree.self, from: fits, with: decoder))
+        #expect(value == (try decoder.decode(MovTree.self, fromTree: try ArchiveFormat.read(fits).0)))
+        #expect(value.box?.kids[0].box?.kids[0].box?.kids[0].box?.kids[0].value == 4)
+        // One more level is at depth 15 once upgraded, 10 in the text: the pass's limit error.
+        let deep = tree(levels: 6)
+        #expect(StreamingJSONDecoder.decode(MovTree.self, from: deep, with: decoder) == nil)
+        let error = try #require(throws: ArchiveError.self) { try decoder.decode(MovTree.self, from: deep) }
+        #expect(error.code == .limitExceeded)
+        // The same with a current leaf of scalars: it needs no upgrade, but its parents' upgrades
+        // move it down to depth 15.
+        let moved = tree(levels: 6, currentLeaf: true)
+        #expect(StreamingJSONDecoder.decode(MovTree.self, from: moved, with: decoder) == nil)
+        let movedError = try #require(throws: ArchiveError.self) { try decoder.decode(MovTree.self, from: moved) }
+        #expect(movedError.code == .limitExceeded)
     }
 
     @Test("the catalog lays out key-moving chains from keys alone, and nothing else")

@@ -168,13 +168,19 @@ public struct Tagged: FuzzShape, Hashable {
 }
 
 /// A model whose chain only moves keys: its old archives decode straight from the bytes too.
+/// Its `kids` move into `family`, so every upgraded level nests deeper than the text's.
 public struct Relocated: FuzzShape, Hashable {
+    public struct Family: Codable, Hashable, Sendable {
+        public var kids: [Relocated]
+    }
+
     public var title: String
     public var point: FuzzPoint
     public var visible: Bool
     public var rank: Double
     public var note: String?
     public var tags: [String]?
+    public var family: Family?
 
     public static let modelVersion = 3
     public static let unversionedVersion: Int? = 1
@@ -184,7 +190,7 @@ public struct Relocated: FuzzShape, Hashable {
             from: 2, to: 3,
             rules: [
                 .nest(["x", "y"], into: "point"), .add("visible", default: true), .add("rank", default: 1),
-                .add("note", default: .null),
+                .add("note", default: .null), .nest(["kids"], into: "family"),
             ]),
     ]
 

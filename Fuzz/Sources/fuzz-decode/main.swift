@@ -60,7 +60,10 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
                 Data(
                     (#"{"$archive":1,"root":[{"$type":"Relocated","$version":1,"name":"a","x":1,"y":2,"#
                         + #""junk":[1,{"k":null}],"tags":["t"]},{"$type":"Relocated","$version":2,"title":"b","#
-                        + #""x":0.5,"y":-1},{"$type":"Relocated","name":"c","y":4,"x":3,"note":"n"}]}"#).utf8)
+                        + #""x":0.5,"y":-1},{"$type":"Relocated","name":"c","y":4,"x":3,"note":"n","kids":["#
+                        + #"{"$type":"Relocated","$version":1,"name":"d","x":1,"y":1,"kids":[]},"#
+                        + #"{"$type":"Relocated","$version":3,"title":"e","point":{"x":0,"y":0},"visible":false,"#
+                        + #""rank":2}]}]}"#).utf8)
             ))
         return seeds
     }

@@ -131,9 +131,11 @@ final class StreamingDecodingSession {
     // MARK: Objects
 
     /// Reads the keys of the object `value` once: its markup (`$type`, `$version`; `$archive`
-    /// at the top), its fields and where their values are. Ends the run for anything the tree
-    /// decoder must handle (see ``StreamingJSONDecoder``); marks the object read.
-    func readObject(_ value: StreamingJSONDecoder.ValueRef) throws -> StreamingObject {
+    /// at the top), its fields and where their values are; upgrades it when its chain only
+    /// moves keys (``upgraded(_:typeName:version:depth:)``; `depth` is where it is in the
+    /// upgraded archive). Ends the run for anything the tree decoder must handle (see
+    /// ``StreamingJSONDecoder``); marks the object read.
+    func readObject(_ value: StreamingJSONDecoder.ValueRef, depth: Int) throws -> StreamingObject {
         let container = containers[value.ordinal]
         let count = Int(container.count)
         var nextEntry = Int(container.firstEntry)
@@ -190,7 +192,7 @@ final class StreamingDecodingSession {
         guard !object.hasDuplicateKey() else { throw unsupported() }
         markRead(value.ordinal)
         if let typeName, needsUpgrade(typeName, version) {
-            return try upgraded(object, typeName: typeName, version: version)
+            return try upgraded(object, typeName: typeName, version: version, depth: depth)
         }
         state.pointee.typeName = typeName
         state.pointee.version = version
@@ -253,7 +255,7 @@ final class StreamingDecodingSession {
     /// with a migration chain.
     func rootValue() throws -> StreamingJSONDecoder.ValueRef? {
         let top = StreamingJSONDecoder.ValueRef(offset: text.skipWhitespace(from: 0), ordinal: 0)
-        let object = try readObject(top)
+        let object = try readObject(top, depth: 0)
         guard object.state.pointee.startsMarkup else { return nil }
         if object.typeName != nil { return top }
         func member(_ key: String) -> StreamingJSONDecoder.ValueRef? {
@@ -287,7 +289,7 @@ final class StreamingDecodingSession {
     }
 }
 
-/// The fields of one JSON object, read once by ``StreamingDecodingSession/readObject(_:)``:
+/// The fields of one JSON object, read once by ``StreamingDecodingSession/readObject(_:depth:)``:
 /// where each key and value is, in the text's order, with the object's type name and version.
 /// The header also carries what a keyed container over it applies (decoder, model, allow list,
 /// depth), set when the container is made, so that the container is one reference.

@@ -203,7 +203,9 @@ final class StreamingJSONDecoder: Decoder {
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let value = current.value
-        guard session.isOpen, !value.isMade, session.text.bytes[value.offset] == UInt8(ascii: "[") else {
+        guard session.isOpen, !value.isMade, session.text.bytes[value.offset] == UInt8(ascii: "["),
+            depth < session.options.limits.maxDepth
+        else {
             throw unsupported()
         }
         session.markRead(value.ordinal)
@@ -219,7 +221,8 @@ final class StreamingJSONDecoder: Decoder {
     private func currentObject() throws -> StreamingObject {
         if let object = current.object { return object }
         let value = current.value
-        guard session.isOpen else { throw unsupported() }
+        // Upgrades can nest values deeper than the text does: the migration pass's limit.
+        guard session.isOpen, depth < session.options.limits.maxDepth else { throw unsupported() }
         if value.isMade {
             guard value.isMadeDictionary else { throw unsupported() }
             return session.madeDictionary(value)
@@ -227,7 +230,7 @@ final class StreamingJSONDecoder: Decoder {
         guard session.text.bytes[value.offset] == UInt8(ascii: "{") else { throw unsupported() }
         // Not kept in the frame: a nested decoder's frames are never popped, and the object will
         // hold this decoder.
-        return try session.readObject(value)
+        return try session.readObject(value, depth: depth)
     }
 
     /// A separate decoder for a value one level down (nested containers outlive the current
@@ -250,13 +253,16 @@ final class StreamingJSONDecoder: Decoder {
         let text = session.text
         switch text.bytes[value.offset] {
         case UInt8(ascii: "{"):
-            let object = try session.readObject(value)
+            // Upgrades can nest values deeper than the text does: the migration pass's limit.
+            guard depth < session.options.limits.maxDepth else { throw unsupported() }
+            let object = try session.readObject(value, depth: depth)
             current.object = object
             guard let typeName = object.typeName else {
                 return try decodeComposite(as: T.self)
             }
             return try decodeModel(object, typeName: typeName, as: T.self)
         case UInt8(ascii: "["):
+            guard depth < session.options.limits.maxDepth else { throw unsupported() }
             let requested = ObjectIdentifier(T.self)
             if requested == KnownTypes.stringArray {
                 return unsafeBitCast(try strings(in: value), to: T.self)
@@ -282,6 +288,7 @@ final class StreamingJSONDecoder: Decoder {
     /// A value an upgrade made: a dictionary (read as a plain one) or an added scalar.
     private func unboxMade<T: Decodable>(_ value: ValueRef, as type: T.Type) throws -> T {
         guard value.isMadeDictionary else { return try unboxScalar(value, as: T.self) }
+        guard depth < session.options.limits.maxDepth else { throw unsupported() }
         current.object = session.madeDictionary(value)
         return try decodeComposite(as: T.self)
     }

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// ```swift
 /// // Shape v1 {"id", "name", "x", "y"} → {"id", "title", "center": {"x", "y"}, "visible": true}
-/// let upgraded = try session.upgraded(archived, typeName: "Shape", version: 1)
+/// let upgraded = try session.upgraded(archived, typeName: "Shape", version: 1, depth: 0)
 /// upgraded.find("title")     // the archived "name" value
 /// ```
 final class StreamingMigration {
@@ -45,6 +45,8 @@ final class StreamingMigration {
     let version: Int
     /// The upgraded object (`objects[0]`) and the dictionaries rules made in it.
     let objects: [[Slot]]
+    /// How deep the made dictionaries nest below the object (0 without any).
+    let madeDepth: Int
     /// The archived members the upgrade drops.
     let dropped: [Int]
     /// The bytes of every upgraded key.
@@ -62,7 +64,9 @@ final class StreamingMigration {
     ) {
         var bytes: [UInt8] = []
         var objects: [[Slot]] = [[]]
-        func lay(_ layout: FieldLayout, into object: Int) -> Bool {
+        var madeDepth = 0
+        func lay(_ layout: FieldLayout, into object: Int, depth: Int) -> Bool {
+            madeDepth = Swift.max(madeDepth, depth)
             for entry in layout.entries {
                 let key = Array(entry.key.utf8)
                 guard key.allSatisfy({ $0 < 0x80 }), key.first != UInt8(ascii: "$") else { return false }
@@ -78,7 +82,7 @@ final class StreamingMigration {
                 case .dictionary(let inner):
                     let index = objects.count
                     objects.append([])
-                    guard lay(inner, into: index) else { return false }
+                    guard lay(inner, into: index, depth: depth + 1) else { return false }
                     source = .dictionary(index)
                 }
                 objects[object].append(
@@ -88,12 +92,13 @@ final class StreamingMigration {
             }
             return true
         }
-        guard lay(upgrade.fields, into: 0), bytes.count < Int(UInt32.max) else { return nil }
+        guard lay(upgrade.fields, into: 0, depth: 0), bytes.count < Int(UInt32.max) else { return nil }
         self.archivedName = archivedName
         self.archivedVersion = archivedVersion
         self.typeName = upgrade.typeName
         self.version = upgrade.version
         self.objects = objects
+        self.madeDepth = madeDepth
         self.dropped = upgrade.fields.droppedFields(of: archivedKeys.count)
         self.keys = .allocate(capacity: Swift.max(bytes.count, 1))
         self.keys.initialize(from: bytes, count: bytes.count)
@@ -131,8 +136,12 @@ extension StreamingDecodingSession {
     /// members moved where the chain's rules put them, with the values the rules add. Ends the
     /// run when the chain does more than move keys or a rule fails (the migration pass then
     /// upgrades or reports).
-    func upgraded(_ archived: StreamingObject, typeName: String, version: Int?) throws -> StreamingObject {
+    func upgraded(_ archived: StreamingObject, typeName: String, version: Int?, depth: Int) throws
+        -> StreamingObject
+    {
         let migration = try self.migration(for: archived, typeName: typeName, version: version)
+        // The dictionaries it makes must nest within the pass's depth limit, read or not.
+        guard depth &+ migration.madeDepth < options.limits.maxDepth else { throw unsupported() }
         for index in migration.dropped {
             let member = archived.member(at: index)
             try readDropped(StreamingJSONDecoder.ValueRef(offset: Int(member.value), ordinal: Int(member.ordinal)))
@@ -160,7 +169,8 @@ extension StreamingDecodingSession {
                 var elements = elements(of: value)
                 while let element = elements.next() { try readDropped(element) }
             } else {
-                try readMembers(of: try readObject(value))
+                // Never walked by the pass: its depth does not matter.
+                try readMembers(of: try readObject(value, depth: 0))
             }
         }
     }
