@@ -170,7 +170,7 @@ public struct Tagged: FuzzShape, Hashable {
 /// A model whose chain only moves keys: its old archives decode straight from the bytes too.
 /// Its `kids` move into `family`, so every upgraded level nests deeper than the text's.
 public struct Relocated: FuzzShape, Hashable {
-    public struct Family: Codable, Hashable, Sendable {
+    public struct Family: Codable, Hashable {
         public var kids: [Relocated]
     }
 
