@@ -28,10 +28,11 @@ final class StreamingDecodingSession {
     @exclusivity(unchecked) var migrations: [StreamingMigration] = []
     /// The values upgrades added, referred to by ``StreamingJSONDecoder/ValueRef/constant(_:)``.
     @exclusivity(unchecked) var constants: [ArchiveValue] = []
-    /// The dictionaries upgrades made, referred to by ``StreamingJSONDecoder/ValueRef/dictionary(_:)``,
-    /// and their members.
-    let dictionaries = FlatBuffer<StreamingMigration.Dictionary>(capacity: 0)
-    let dictionaryMembers = FlatBuffer<StreamingObject.Member>(capacity: 0)
+    /// The layouts of the dictionaries upgrades make (their keys and values' sources), and the
+    /// values of every dictionary made, in its layout's order: a made dictionary costs 8 bytes
+    /// per member (``StreamingJSONDecoder/ValueRef/dictionary(layout:first:)``).
+    @exclusivity(unchecked) var madeLayouts: [StreamingMigration.MadeLayout] = []
+    let madeValues = FlatBuffer<StreamingMigration.MadeValue>(capacity: 0)
 
     init(text: JSONText, structure: JSONStructure, decoder: ArchiveDecoder) {
         self.text = text

@@ -12,11 +12,17 @@ import Foundation
 /// upgraded.find("title")     // the archived "name" value
 /// ```
 final class StreamingMigration {
-    /// A dictionary a rule made, whose members are in the session's `dictionaryMembers`.
-    struct Dictionary {
-        var first: UInt32
-        var count: UInt32
-        var keys: UnsafePointer<UInt8>
+    /// The value of one member of a made dictionary: where it is in the text (a made value's
+    /// ``StreamingJSONDecoder/ValueRef`` fields, as a member holds them).
+    struct MadeValue {
+        var value: UInt32
+        var ordinal: Int32
+    }
+
+    /// The keys and sources of a dictionary rules make, shared by every dictionary made with it.
+    struct MadeLayout {
+        let keys: UnsafePointer<UInt8>
+        let slots: [Slot]
     }
 
     /// Where an upgraded value comes from.
@@ -45,6 +51,8 @@ final class StreamingMigration {
     let version: Int
     /// The upgraded object (`objects[0]`) and the dictionaries rules made in it.
     let objects: [[Slot]]
+    /// Where the session's ``StreamingDecodingSession/madeLayouts`` hold `objects[1...]`.
+    var madeLayoutBase = 0
     /// How deep the made dictionaries nest below the object (0 without any).
     let madeDepth: Int
     /// The archived members the upgrade drops.
@@ -184,12 +192,15 @@ extension StreamingDecodingSession {
 
     /// The members of the dictionary an upgrade made, `value`.
     func madeDictionary(_ value: StreamingJSONDecoder.ValueRef) -> StreamingObject {
-        let record = dictionaries[value.madeIndex]
-        let count = Int(record.count)
-        let object = StreamingObject.make(capacity: count, keys: record.keys)
-        let first = Int(record.first)
-        for index in 0..<count {
-            object.append(dictionaryMembers[first &+ index])
+        let layout = madeLayouts[value.offset]
+        let object = StreamingObject.make(capacity: layout.slots.count, keys: layout.keys)
+        var index = value.madeIndex
+        for slot in layout.slots {
+            let made = madeValues[index]
+            object.append(
+                StreamingObject.Member(
+                    keyStart: slot.keyStart, keyLength: slot.keyLength, value: made.value, ordinal: made.ordinal))
+            index &+= 1
         }
         return object
     }
@@ -216,6 +227,10 @@ extension StreamingDecodingSession {
                 upgrade, archivedName: typeName, archivedVersion: version, archivedKeys: keys,
                 constants: &constants)
         else { throw unsupported() }
+        migration.madeLayoutBase = madeLayouts.count
+        for slots in migration.objects.dropFirst() {
+            madeLayouts.append(StreamingMigration.MadeLayout(keys: migration.keys, slots: slots))
+        }
         migrations.append(migration)
         if recentMigrations.count == 8 { recentMigrations.removeLast() }
         recentMigrations.insert(migration, at: 0)
@@ -235,33 +250,30 @@ extension StreamingDecodingSession {
             guard index < StreamingJSONDecoder.ValueRef.madeLimit else { throw unsupported() }
             value = .constant(index)
         case .dictionary(let object):
-            let index = try makeDictionary(migration.objects[object], of: archived, migration: migration)
-            guard index < StreamingJSONDecoder.ValueRef.madeLimit else { throw unsupported() }
-            value = .dictionary(index)
+            let first = try makeDictionary(migration.objects[object], of: archived, migration: migration)
+            value = .dictionary(layout: migration.madeLayoutBase &+ object &- 1, first: first)
         }
         return StreamingObject.Member(
-            keyStart: slot.keyStart, keyLength: slot.keyLength, value: 0,
+            keyStart: slot.keyStart, keyLength: slot.keyLength, value: UInt32(truncatingIfNeeded: value.offset),
             ordinal: Int32(truncatingIfNeeded: value.ordinal))
     }
 
-    /// Records a dictionary a rule made, with `slots`; returns its index.
+    /// Records the values of a dictionary a rule made, with `slots`; returns where the first is
+    /// in ``madeValues``.
     private func makeDictionary(
         _ slots: [StreamingMigration.Slot], of archived: StreamingObject, migration: StreamingMigration
     ) throws -> Int {
-        let first = dictionaryMembers.count
-        let placeholder = StreamingObject.Member(keyStart: 0, keyLength: 0, value: 0, ordinal: -1)
-        for _ in slots { dictionaryMembers.append(placeholder) }
+        let first = madeValues.count
+        guard first < StreamingJSONDecoder.ValueRef.madeLimit else { throw unsupported() }
+        for _ in slots { madeValues.append(StreamingMigration.MadeValue(value: 0, ordinal: -1)) }
         for (index, slot) in slots.enumerated() {
-            dictionaryMembers[first &+ index] = try member(slot, of: archived, migration: migration)
+            let member = try member(slot, of: archived, migration: migration)
+            // Out of memory, the buffer holds nothing: write only into what is there.
+            guard !madeValues.failed else { throw unsupported() }
+            madeValues[first &+ index] = StreamingMigration.MadeValue(value: member.value, ordinal: member.ordinal)
         }
-        let index = dictionaries.count
-        guard !dictionaryMembers.failed, dictionaryMembers.count < Int(UInt32.max) else { throw unsupported() }
-        dictionaries.append(
-            StreamingMigration.Dictionary(
-                first: UInt32(truncatingIfNeeded: first), count: UInt32(truncatingIfNeeded: slots.count),
-                keys: migration.keys))
-        guard !dictionaries.failed else { throw unsupported() }
-        return index
+        guard !madeValues.failed else { throw unsupported() }
+        return first
     }
 }
 
@@ -275,9 +287,10 @@ extension StreamingJSONDecoder.ValueRef {
         Self(offset: 0, ordinal: -2 &- (index &<< 1))
     }
 
-    /// A dictionary an upgrade made: the session's dictionary at `index` (below ``madeLimit``).
-    static func dictionary(_ index: Int) -> Self {
-        Self(offset: 0, ordinal: -3 &- (index &<< 1))
+    /// A dictionary an upgrade made with the session's made layout `layout`, whose values start
+    /// at `first` (below ``madeLimit``) in its made values.
+    static func dictionary(layout: Int, first: Int) -> Self {
+        Self(offset: layout, ordinal: -3 &- (first &<< 1))
     }
 
     /// Whether an upgrade made the value (it is not in the text).
@@ -287,6 +300,6 @@ extension StreamingJSONDecoder.ValueRef {
     /// Whether the made value is a dictionary (else a constant).
     var isMadeDictionary: Bool { (-2 &- ordinal) & 1 == 1 }
 
-    /// The index of the made value among its kind.
+    /// The index of the made value: its constant, or its dictionary's first made value.
     var madeIndex: Int { (-2 &- ordinal) &>> 1 }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The shape of a JSON text, found by one validating pass that builds no values: where each
-/// array and object ends, how many entries it holds and how many containers it nests.
+/// array and object's entries are, how many it holds and how many containers it nests.
 ///
 /// ``StreamingJSONDecoder`` reads values straight from the bytes with it: a container is found
 /// by its ordinal (containers are numbered in the order their brackets open), skipped in one step
@@ -19,8 +19,6 @@ import Foundation
 struct JSONStructure {
     /// One array or object.
     struct Container {
-        /// The offset of its closing bracket.
-        var end: UInt32
         /// Its elements or members.
         var count: UInt32
         /// The containers inside it, at any depth: the next sibling's ordinal is this one's
@@ -132,7 +130,7 @@ struct JSONStructure {
                     markup = .none
                     containers.append(
                         Container(
-                            end: 0, count: 0, descendants: 0, firstEntry: UInt32(truncatingIfNeeded: entries.count),
+                            count: 0, descendants: 0, firstEntry: UInt32(truncatingIfNeeded: entries.count),
                             nestedEntries: 0))
                     position = text.skipWhitespace(from: position &+ 1)
                     if text.byte(at: position) != (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
@@ -214,7 +212,6 @@ struct JSONStructure {
         private mutating func close() {
             let closed = open.removeLast()
             var container = containers[closed.ordinal]
-            container.end = UInt32(truncatingIfNeeded: position)
             container.count = UInt32(truncatingIfNeeded: closed.count)
             container.descendants = UInt32(truncatingIfNeeded: containers.count &- closed.ordinal &- 1)
             container.nestedEntries = UInt32(truncatingIfNeeded: entries.count &- Int(container.firstEntry))
