@@ -148,8 +148,9 @@ final class StreamingJSONDecoder: Decoder {
         for index in frames.indices { frames[index].object = nil }
     }
 
+    /// The innermost level. Read in place (`current.object` copies the object, not the frame).
     var current: Frame {
-        get { frames[frames.count - 1] }
+        _read { yield frames[frames.count - 1] }
         _modify { yield &frames[frames.count - 1] }
     }
 
@@ -195,10 +196,9 @@ final class StreamingJSONDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let object = try currentObject()
-        let frame = current
         return KeyedDecodingContainer(
             StreamingKeyedDecodingContainer<Key>(
-                decoder: self, object: object, model: frame.model, allowed: frame.allowed, depth: depth))
+                decoder: self, object: object, model: current.model, allowed: current.allowed, depth: depth))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
