@@ -32,6 +32,17 @@ struct ArchiveValueTests {
         #expect(a.index(forKey: "left", startingAt: 1) == 0)
     }
 
+    @Test("keys compare as Swift strings: canonically equivalent spellings are one key")
+    func canonicalKeys() {
+        // KELVIN SIGN (3 UTF-8 bytes) is "K" (1 byte); a precomposed "é" (2) is "e" + U+0301 (3).
+        let d: ArchiveDictionary = ["a": 0, "\u{212A}": 1, "caf\u{E9}": 2]
+        #expect(d.index(forKey: "K") == 1)
+        #expect(d.index(forKey: "cafe\u{301}") == 2)
+        #expect(d.index(forKey: "K", startingAt: 2) == 1)
+        #expect(d.index(forKey: "cafe\u{301}", startingAt: 1) == 2)
+        #expect(d["K"] == 1)
+    }
+
     @Test("objects copy on write")
     func objectCopyOnWrite() {
         let original = ArchiveObject(typeName: "Circle", version: 1, fields: ["r": 3])

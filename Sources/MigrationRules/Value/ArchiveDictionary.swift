@@ -88,23 +88,7 @@ public struct ArchiveDictionary: Sendable {
     /// The position of `key`, or `nil` when it is absent.
     @inlinable
     public func index(forKey key: String) -> Int? {
-        let length = key.utf8.count
-        return entries.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices where Self.key(buffer[index].key, equals: key, length: length) {
-                return index
-            }
-            return nil
-        }
-    }
-
-    /// Whether `candidate` equals `key`, whose UTF-8 length is `length`.
-    ///
-    /// Comparing lengths first (stored in the string, no scan for native strings) turns most
-    /// misses into one integer comparison: `String ==` settles only identical strings inline
-    /// and calls into the runtime for the rest.
-    @inlinable @inline(__always)
-    static func key(_ candidate: String, equals key: String, length: Int) -> Bool {
-        candidate.utf8.count == length && candidate == key
+        entries.firstIndex { $0.key == key }
     }
 
     /// The position of `key`, searching from `start` to the end and then from the beginning.
@@ -114,18 +98,16 @@ public struct ArchiveDictionary: Sendable {
     @inlinable
     public func index(forKey key: String, startingAt start: Int) -> Int? {
         let count = entries.count
-        guard start > 0 && start < count else { return index(forKey: key) }
-        if entries[start].key == key { return start }
-        let length = key.utf8.count
-        return entries.withUnsafeBufferPointer { buffer in
-            for index in start + 1..<count where Self.key(buffer[index].key, equals: key, length: length) {
+        if start > 0 && start < count {
+            for index in start..<count where entries[index].key == key {
                 return index
             }
-            for index in 0..<start where Self.key(buffer[index].key, equals: key, length: length) {
+            for index in 0..<start where entries[index].key == key {
                 return index
             }
             return nil
         }
+        return index(forKey: key)
     }
 
     /// The value for `key`; assigning `nil` removes the entry, assigning a value replaces it in
