@@ -153,6 +153,15 @@ private struct DecCount: VersionedModel, Equatable {
     static let archiveTypeName = "DecCount"
 }
 
+/// A key spelled with KELVIN SIGN, which is `"K"` as a Swift string.
+private struct DecKelvin: Codable, Equatable {
+    var kelvin: Int?
+
+    private enum CodingKeys: String, CodingKey {
+        case kelvin = "\u{212A}"
+    }
+}
+
 /// Where `DecKeeper` leaves its container, to be used after decoding returned.
 private final class DecKeeperBox: @unchecked Sendable {
     var container: KeyedDecodingContainer<DecKeeper.CodingKeys>?
@@ -313,6 +322,16 @@ struct StreamingDecoderTests {
         let plain = json(#"{"count":4}"#)
         #expect(streamed(DecForgiving.self, plain) == nil)
         #expect(try decoder.decode(DecForgiving.self, from: plain).count == 4)
+    }
+
+    @Test("a model key that is not ASCII is compared as a Swift string, as the tree does")
+    func nonASCIIModelKeys() throws {
+        // The archived key "K" is the model's KELVIN SIGN key: through the tree, 7; a byte
+        // comparison would miss it and read nil.
+        let plain = json(#"{"$archive":1,"root":{"K":7}}"#)
+        #expect(try decoder.decode(DecKelvin.self, fromTree: try ArchiveFormat.read(plain).0) == DecKelvin(kelvin: 7))
+        #expect(streamed(DecKelvin.self, plain) == nil)
+        #expect(try decoder.decode(DecKelvin.self, from: plain) == DecKelvin(kelvin: 7))
     }
 
     @Test("an error a model swallows with try? still sends the archive to the tree decoder")

@@ -36,7 +36,12 @@ struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
         let name = key.stringValue
         let state = object.state
         if let model = state.pointee.model, !model.behaviors.isEmpty, model.behaviors[name] == .excluded { return nil }
-        return decoder.session.isOpen ? object.find(name) : nil
+        guard decoder.session.isOpen else { return nil }
+        if let value = object.find(name) { return value }
+        // Every key here is plain ASCII and compared as bytes. A name that is not ASCII can still
+        // equal one as a Swift string (KELVIN SIGN is "K"): only the tree decoder can tell.
+        if !name.utf8.allSatisfy({ $0 < 0x80 }) { _ = decoder.unsupported() }
+        return nil
     }
 
     @inline(__always)
