@@ -243,7 +243,7 @@ struct StreamingMigrationTests {
         #expect(movedError.code == .limitExceeded)
     }
 
-    @Test("random old objects: what streams equals the migration pass's value, and most stream")
+    @Test("random old objects: what streams equals the migration pass's value, and some stream")
     func randomObjects() throws {
         var generator = SystemRandomNumberGenerator()
         let members: [String: [String]] = [

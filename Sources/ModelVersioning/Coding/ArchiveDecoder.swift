@@ -35,9 +35,9 @@ public struct ArchiveDecoder: Sendable {
     /// only move keys (rename, add a scalar default, remove, nest into a new container, rename
     /// the type), and which needs nothing only the archive tree offers (identities, references,
     /// polymorphic values, tagged dates and data, archived extras; see the Performance
-    /// article), is decoded straight from the bytes, with the same result as through the tree. Anything else, and every error, is
-    /// decoded through the tree, so a model's `init(from:)` can then run twice for one call:
-    /// keep it free of side effects, as `Decodable` expects.
+    /// article), is decoded straight from the bytes, with the same result as through the tree.
+    /// Anything else, and every error, is decoded through the tree, so a model's `init(from:)`
+    /// can then run twice for one call: keep it free of side effects, as `Decodable` expects.
     ///
     /// - Throws: `ArchiveError`; see the type's discussion.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {

@@ -19,13 +19,13 @@ import Foundation
 /// (``StreamingMigration``), so the first launch after such a model change reads the old
 /// archive this way too. Anything else ends the run (``Unsupported``) and the tree decoder
 /// decodes the archive instead: an object that needs any other migration (or a document chain
-/// to run), a rule that fails,
-/// identities and references, polymorphic values and subclasses, tagged values (`$date`,
-/// `$data`, `$double`), archived extras (``UnknownFields``), escaped or non-ASCII keys, plain
-/// (markup-free) JSON, a container the models never read (it might hold something the
-/// migration pass would reject), super decoders, and every error, so that error messages and
-/// paths are the tree decoder's. A run that ended is not resumed: an error a model catches
-/// (`try?`) still sends the archive to the tree decoder, so both give the same result.
+/// to run), a rule that fails, identities and references, polymorphic values and subclasses,
+/// tagged values (`$date`, `$data`, `$double`), archived extras (``UnknownFields``), escaped or
+/// non-ASCII keys, plain (markup-free) JSON, a container the models never read (it might hold
+/// something the migration pass would reject), super decoders, and every error, so that error
+/// messages and paths are the tree decoder's. A run that ended is not resumed: an error a
+/// model catches (`try?`) still sends the archive to the tree decoder, so both give the same
+/// result.
 ///
 /// One instance serves a run, as ``TreeDecoder`` does: ``frames`` holds the values whose
 /// `init(from:)` is running, with their keys for the coding path.
@@ -359,9 +359,7 @@ final class StreamingJSONDecoder: Decoder {
     func string(at value: ValueRef) throws -> String {
         guard session.isOpen else { throw unsupported() }
         if value.isMade {
-            guard !value.isMadeDictionary, case .string(let string) = session.constant(value) else {
-                throw unsupported()
-            }
+            guard case .string(let string)? = session.madeConstant(value) else { throw unsupported() }
             return string
         }
         guard session.text.bytes[value.offset] == UInt8(ascii: "\"") else { throw unsupported() }
@@ -371,7 +369,7 @@ final class StreamingJSONDecoder: Decoder {
     func bool(at value: ValueRef) throws -> Bool {
         guard session.isOpen else { throw unsupported() }
         if value.isMade {
-            guard !value.isMadeDictionary, case .bool(let bool) = session.constant(value) else { throw unsupported() }
+            guard case .bool(let bool)? = session.madeConstant(value) else { throw unsupported() }
             return bool
         }
         switch session.text.bytes[value.offset] {
@@ -385,7 +383,14 @@ final class StreamingJSONDecoder: Decoder {
     @inline(__always)
     func number(at value: ValueRef) throws -> ArchiveValue {
         guard session.isOpen else { throw unsupported() }
-        if value.isMade { return try madeNumber(value) }
+        if value.isMade {
+            switch session.madeConstant(value) {
+            case .int(let number)?: return .int(number)
+            case .uint(let number)?: return .uint(number)
+            case .double(let number)?: return .double(number)
+            default: throw unsupported()
+            }
+        }
         let first = session.text.bytes[value.offset]
         guard first == UInt8(ascii: "-") || first &- UInt8(ascii: "0") < 10 else { throw unsupported() }
         var position = value.offset
@@ -410,16 +415,6 @@ final class StreamingJSONDecoder: Decoder {
         return result
     }
 
-    /// The number an upgrade added.
-    private func madeNumber(_ value: ValueRef) throws -> ArchiveValue {
-        guard !value.isMadeDictionary else { throw unsupported() }
-        let constant = session.constant(value)
-        switch constant {
-        case .int, .uint, .double: return constant
-        default: throw unsupported()
-        }
-    }
-
     func float(at value: ValueRef) throws -> Float {
         guard let float = ArchiveValue.float(fitting: try double(at: value)) else { throw unsupported() }
         return float
@@ -427,7 +422,7 @@ final class StreamingJSONDecoder: Decoder {
 
     func isNull(_ value: ValueRef) -> Bool {
         guard session.isOpen else { return false }
-        if value.isMade { return !value.isMadeDictionary && session.constant(value) == .null }
+        if value.isMade { return session.madeConstant(value)?.isNull ?? false }
         return session.text.bytes[value.offset] == UInt8(ascii: "n")
     }
 

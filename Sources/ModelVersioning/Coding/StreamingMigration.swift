@@ -52,7 +52,7 @@ final class StreamingMigration {
     /// The upgraded object (`objects[0]`) and the dictionaries rules made in it.
     let objects: [[Slot]]
     /// Where the session's ``StreamingDecodingSession/madeLayouts`` hold `objects[1...]`.
-    var madeLayoutBase = 0
+    let madeLayoutBase: Int
     /// How deep the made dictionaries nest below the object (0 without any).
     let madeDepth: Int
     /// The archived members the upgrade drops.
@@ -63,13 +63,15 @@ final class StreamingMigration {
     private let archivedKeys: [UInt8]
     private let archivedLengths: [Int]
 
-    /// Lays out `upgrade` for objects of `archivedName` at `archivedVersion` with `archivedKeys`;
-    /// the values rules add go to `constants`. `nil` when an upgraded key is not plain ASCII or
-    /// starts with `$` (keys compare as bytes here, as Swift strings in the tree).
+    /// Lays out `upgrade` for objects of `archivedName` at `archivedVersion` with `archivedKeys`,
+    /// and adds the values rules add to `constants` and the dictionaries they make to
+    /// `madeLayouts` (the session's). `nil`, adding nothing, when an upgraded key is not plain
+    /// ASCII or starts with `$` (keys compare as bytes here, as Swift strings in the tree).
     init?(
         _ upgrade: KeyMovingUpgrade, archivedName: String, archivedVersion: Int?, archivedKeys: [String],
-        constants: inout [ArchiveValue]
+        constants: inout [ArchiveValue], madeLayouts: inout [MadeLayout]
     ) {
+        var added: [ArchiveValue] = []
         var bytes: [UInt8] = []
         var objects: [[Slot]] = [[]]
         var madeDepth = 0
@@ -85,8 +87,8 @@ final class StreamingMigration {
                 case .field(let index):
                     source = .field(index)
                 case .constant(let value):
-                    source = .constant(constants.count)
-                    constants.append(value)
+                    source = .constant(constants.count &+ added.count)
+                    added.append(value)
                 case .dictionary(let inner):
                     let index = objects.count
                     objects.append([])
@@ -112,6 +114,11 @@ final class StreamingMigration {
         self.keys.initialize(from: bytes, count: bytes.count)
         self.archivedKeys = archivedKeys.flatMap { Array($0.utf8) }
         self.archivedLengths = archivedKeys.map(\.utf8.count)
+        constants.append(contentsOf: added)
+        madeLayoutBase = madeLayouts.count
+        for slots in objects.dropFirst() {
+            madeLayouts.append(MadeLayout(keys: keys, slots: slots))
+        }
     }
 
     deinit {
@@ -205,9 +212,12 @@ extension StreamingDecodingSession {
         return object
     }
 
-    /// The value an upgrade added, `value`.
-    func constant(_ value: StreamingJSONDecoder.ValueRef) -> ArchiveValue {
-        constants[value.madeIndex]
+    /// The value an upgrade added, `value`; `nil` when `value` is a made dictionary.
+    func madeConstant(_ value: StreamingJSONDecoder.ValueRef) -> ArchiveValue? {
+        // Spelled out: `ArchiveValue` is `ExpressibleByNilLiteral`, so a bare `nil` in a
+        // conditional expression becomes `.null`.
+        if value.isMadeDictionary { return Optional<ArchiveValue>.none }
+        return constants[value.madeIndex]
     }
 
     /// The upgrade for objects like `archived`: one laid out before, or a new one.
@@ -225,12 +235,8 @@ extension StreamingDecodingSession {
         guard let upgrade = catalog.keyMovingUpgrade(typeName: typeName, version: version, keys: keys),
             let migration = StreamingMigration(
                 upgrade, archivedName: typeName, archivedVersion: version, archivedKeys: keys,
-                constants: &constants)
+                constants: &constants, madeLayouts: &madeLayouts)
         else { throw unsupported() }
-        migration.madeLayoutBase = madeLayouts.count
-        for slots in migration.objects.dropFirst() {
-            madeLayouts.append(StreamingMigration.MadeLayout(keys: migration.keys, slots: slots))
-        }
         migrations.append(migration)
         if recentMigrations.count == 8 { recentMigrations.removeLast() }
         recentMigrations.insert(migration, at: 0)
