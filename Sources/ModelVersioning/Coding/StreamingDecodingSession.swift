@@ -308,9 +308,11 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
         var startsMarkup = false
         /// Where the last look-up hit, so that the next starts there.
         var hint = 0
-        /// Set by the keyed container. The decoder never holds an object it is set in past the
-        /// value's decode (frames drop it), so this makes no lasting cycle.
-        var decoder: StreamingJSONDecoder?
+        /// Set for the keyed container (``StreamingObject/attach(to:model:allowed:depth:)``), retained by hand so
+        /// that the container reaches it without a retain per call. The decoder never holds an
+        /// object it is set in past the value's decode (frames drop it), so this makes no lasting
+        /// cycle.
+        var decoder: Unmanaged<StreamingJSONDecoder>?
         var model: ModelInfo?
         var allowed: Set<String>?
         var depth = 0
@@ -331,6 +333,25 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
     @inline(__always)
     var state: UnsafeMutablePointer<Header> {
         withUnsafeMutablePointerToHeader { $0 }
+    }
+
+    deinit {
+        state.pointee.decoder?.release()
+    }
+
+    /// Sets what a keyed container over this object applies: its decoder (held by one retain,
+    /// in place of any held before), model, allow list and depth.
+    @inline(__always)
+    func attach(
+        to decoder: StreamingJSONDecoder, model: consuming ModelInfo?, allowed: consuming Set<String>?, depth: Int
+    ) {
+        let state = self.state
+        let retained = Unmanaged.passRetained(decoder)
+        state.pointee.decoder?.release()
+        state.pointee.decoder = retained
+        state.pointee.model = model
+        state.pointee.allowed = allowed
+        state.pointee.depth = depth
     }
 
     var typeName: String? { state.pointee.typeName }

@@ -6,17 +6,21 @@ import Foundation
 struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let object: StreamingObject
 
-    init(decoder: StreamingJSONDecoder, object: StreamingObject, model: ModelInfo?, allowed: Set<String>?, depth: Int) {
+    /// A container over `object`, whose header ``StreamingObject/attach(to:model:allowed:depth:)``
+    /// has set.
+    init(object: consuming StreamingObject) {
         self.object = object
-        let state = object.state
-        state.pointee.decoder = decoder
-        state.pointee.model = model
-        state.pointee.allowed = allowed
-        state.pointee.depth = depth
     }
 
-    // Set in `init`; an object's decoder is its container's.
-    private var decoder: StreamingJSONDecoder { object.state.pointee.decoder.unsafelyUnwrapped }
+    /// Calls `body` with the object's decoder (set by `attach`). The object holds it and this
+    /// container holds the object, so it is lent without a retain: the read paths use this.
+    @inline(__always)
+    private func withDecoder<Result>(_ body: (StreamingJSONDecoder) throws -> Result) rethrows -> Result {
+        try object.state.pointee.decoder.unsafelyUnwrapped._withUnsafeGuaranteedRef(body)
+    }
+
+    /// The object's decoder, for the paths off the hot one.
+    private var decoder: StreamingJSONDecoder { object.state.pointee.decoder.unsafelyUnwrapped.takeUnretainedValue() }
     private var model: ModelInfo? { object.state.pointee.model }
     private var depth: Int { object.state.pointee.depth }
 
@@ -32,7 +36,7 @@ struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
 
     /// The value under `key`, or `nil` when absent or excluded.
     @inline(__always)
-    private func lookup(_ key: Key) -> StreamingJSONDecoder.ValueRef? {
+    private func lookup(_ key: Key, _ decoder: StreamingJSONDecoder) -> StreamingJSONDecoder.ValueRef? {
         let name = key.stringValue
         let state = object.state
         if let model = state.pointee.model, !model.behaviors.isEmpty, model.behaviors[name] == .excluded { return nil }
@@ -45,8 +49,8 @@ struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
     }
 
     @inline(__always)
-    private func require(_ key: Key) throws -> StreamingJSONDecoder.ValueRef {
-        guard let value = lookup(key) else { throw decoder.unsupported() }
+    private func require(_ key: Key, _ decoder: StreamingJSONDecoder) throws -> StreamingJSONDecoder.ValueRef {
+        guard let value = lookup(key, decoder) else { throw decoder.unsupported() }
         return value
     }
 
@@ -56,31 +60,31 @@ struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
     }
 
     func contains(_ key: Key) -> Bool {
-        lookup(key) != nil
+        withDecoder { lookup(key, $0) != nil }
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        decoder.isNull(try require(key))
+        try withDecoder { $0.isNull(try require(key, $0)) }
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try decoder.bool(at: try require(key))
+        try withDecoder { try $0.bool(at: try require(key, $0)) }
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try decoder.string(at: try require(key))
+        try withDecoder { try $0.string(at: try require(key, $0)) }
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try decoder.double(at: try require(key))
+        try withDecoder { try $0.double(at: try require(key, $0)) }
     }
 
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try decoder.float(at: try require(key))
+        try withDecoder { try $0.float(at: try require(key, $0)) }
     }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try decoder.int(at: try require(key))
+        try withDecoder { try $0.int(at: try require(key, $0)) }
     }
 
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
@@ -94,13 +98,15 @@ struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
 
     private func integer<I: FixedWidthInteger>(_ key: Key) throws -> I {
-        try decoder.integer(at: try require(key), as: I.self)
+        try withDecoder { try $0.integer(at: try require(key, $0), as: I.self) }
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        if T.self == UnknownFields.self { throw decoder.unsupported() }
-        guard let value = lookup(key) else { return try valueForAbsentKey(T.self) }
-        return try decoder.decode(T.self, from: value, key: .key(key.stringValue), allowed: allowList(for: key))
+        try withDecoder { decoder in
+            if T.self == UnknownFields.self { throw decoder.unsupported() }
+            guard let value = lookup(key, decoder) else { return try valueForAbsentKey(T.self) }
+            return try decoder.decode(T.self, from: value, key: .key(key.stringValue), allowed: allowList(for: key))
+        }
     }
 
     /// Property wrappers that stand for an absent key, as in ``TreeKeyedDecodingContainer``.
@@ -114,42 +120,56 @@ struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
     }
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        guard let value = lookup(key), !decoder.isNull(value) else { return nil }
-        return try decoder.string(at: value)
+        try withDecoder { decoder in
+            guard let value = lookup(key, decoder), !decoder.isNull(value) else { return nil }
+            return try decoder.string(at: value)
+        }
     }
 
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        guard let value = lookup(key), !decoder.isNull(value) else { return nil }
-        return try decoder.int(at: value)
+        try withDecoder { decoder in
+            guard let value = lookup(key, decoder), !decoder.isNull(value) else { return nil }
+            return try decoder.int(at: value)
+        }
     }
 
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        guard let value = lookup(key), !decoder.isNull(value) else { return nil }
-        return try decoder.double(at: value)
+        try withDecoder { decoder in
+            guard let value = lookup(key, decoder), !decoder.isNull(value) else { return nil }
+            return try decoder.double(at: value)
+        }
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        guard let value = lookup(key), !decoder.isNull(value) else { return nil }
-        return try decoder.bool(at: value)
+        try withDecoder { decoder in
+            guard let value = lookup(key, decoder), !decoder.isNull(value) else { return nil }
+            return try decoder.bool(at: value)
+        }
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        if T.self == UnknownFields.self { throw decoder.unsupported() }
-        guard let value = lookup(key), !decoder.isNull(value) else { return nil }
-        return try decoder.decode(T.self, from: value, key: .key(key.stringValue), allowed: allowList(for: key))
+        try withDecoder { decoder in
+            if T.self == UnknownFields.self { throw decoder.unsupported() }
+            guard let value = lookup(key, decoder), !decoder.isNull(value) else { return nil }
+            return try decoder.decode(T.self, from: value, key: .key(key.stringValue), allowed: allowList(for: key))
+        }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
         -> KeyedDecodingContainer<NestedKey>
     {
-        let value = try require(key)
-        return try decoder.nestedDecoder(value: value, key: .key(key.stringValue), depth: depth)
-            .container(keyedBy: NestedKey.self)
+        try withDecoder { decoder in
+            let value = try require(key, decoder)
+            return try decoder.nestedDecoder(value: value, key: .key(key.stringValue), depth: depth)
+                .container(keyedBy: NestedKey.self)
+        }
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        let value = try require(key)
-        return try decoder.nestedDecoder(value: value, key: .key(key.stringValue), depth: depth).unkeyedContainer()
+        try withDecoder { decoder in
+            let value = try require(key, decoder)
+            return try decoder.nestedDecoder(value: value, key: .key(key.stringValue), depth: depth).unkeyedContainer()
+        }
     }
 
     func superDecoder() throws -> any Decoder {

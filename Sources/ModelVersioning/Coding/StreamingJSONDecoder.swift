@@ -196,9 +196,8 @@ final class StreamingJSONDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let object = try currentObject()
-        return KeyedDecodingContainer(
-            StreamingKeyedDecodingContainer<Key>(
-                decoder: self, object: object, model: current.model, allowed: current.allowed, depth: depth))
+        object.attach(to: self, model: current.model, allowed: current.allowed, depth: depth)
+        return KeyedDecodingContainer(StreamingKeyedDecodingContainer<Key>(object: object))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
