@@ -56,17 +56,16 @@ final class StreamingJSONDecoder: Decoder {
     }
 
     let session: StreamingDecodingSession
-    @exclusivity(unchecked) private(set) var frames: [Frame]
+    /// The levels, outermost first (never empty). A stack of its own: pushing and popping check
+    /// no uniqueness, and the top is changed in place.
+    @exclusivity(unchecked) private var frames = MoveStack<Frame>(initialCapacity: 16)
 
     init(session: StreamingDecodingSession, value: ValueRef, keys: [TreeDecoder.PathKey] = []) {
         self.session = session
-        var frames: [Frame] = []
-        frames.reserveCapacity(16)
         frames.append(Frame(key: nil, value: value, object: nil, model: nil, allowed: nil))
         for key in keys {
             frames.append(Frame(key: key, value: value, object: nil, model: nil, allowed: nil))
         }
-        self.frames = frames
     }
 
     /// Decodes a `T` from `data` if the whole archive can be read this way; `nil` otherwise (the
@@ -145,18 +144,18 @@ final class StreamingJSONDecoder: Decoder {
     /// Drops the objects the frames hold (their headers hold this decoder); the frames stay, so
     /// that a decoder a model kept still has a current level.
     func releaseObjects() {
-        for index in frames.indices { frames[index].object = nil }
+        for index in 0..<frames.count { frames.address(at: index).pointee.object = nil }
     }
 
     /// The innermost level. Read in place (`current.object` copies the object, not the frame).
     var current: Frame {
-        _read { yield frames[frames.count - 1] }
-        _modify { yield &frames[frames.count - 1] }
+        _read { yield frames.lastAddress.pointee }
+        _modify { yield &frames.lastAddress.pointee }
     }
 
     var depth: Int { frames.count - 1 }
 
-    var keys: [TreeDecoder.PathKey] { frames.compactMap(\.key) }
+    var keys: [TreeDecoder.PathKey] { frames.withElements(from: 0) { $0.compactMap(\.key) } }
 
     var codingPath: [any CodingKey] { keys.map(\.codingKey) }
 
@@ -179,7 +178,7 @@ final class StreamingJSONDecoder: Decoder {
 
     @inline(__always)
     func pop() {
-        frames.removeLast()
+        frames.removeLast(1)
     }
 
     /// Decodes `value` as a `T` one level below the current one, under `key`.

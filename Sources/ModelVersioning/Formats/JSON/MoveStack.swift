@@ -82,6 +82,14 @@ struct MoveStack<Element>: ~Copyable {
         return base + (count &- 1)
     }
 
+    /// The address of the element at `index` (below ``count``), valid until the next push or
+    /// pop.
+    @inline(__always)
+    func address(at index: Int) -> UnsafeMutablePointer<Element> {
+        assert(index >= 0 && index < count)
+        return base + index
+    }
+
     /// Moves the top element out; the stack must not be empty.
     @inline(__always)
     mutating func removeLast() -> Element {
@@ -91,6 +99,7 @@ struct MoveStack<Element>: ~Copyable {
     }
 
     /// Destroys the top `removing` elements.
+    @inline(__always)
     mutating func removeLast(_ removing: Int) {
         assert(removing >= 0 && removing <= count)
         count -= removing
