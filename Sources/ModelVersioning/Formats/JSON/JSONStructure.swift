@@ -104,9 +104,11 @@ struct JSONStructure {
             maxValues = limits.maxObjectCount
             maxCollectionCount = limits.maxCollectionCount
             maxStringLength = limits.maxStringLength
-            containers = FlatBuffer(capacity: end / 64)
-            entries = FlatBuffer(capacity: end / 16)
-            keyLengths = FlatBuffer(capacity: end / 16)
+            // Room for a container per 32 bytes and an entry per 8 (compact archives of small
+            // models come close): growing copies, and pages never written cost no memory.
+            containers = FlatBuffer(capacity: end / 32)
+            entries = FlatBuffer(capacity: end / 8)
+            keyLengths = FlatBuffer(capacity: end / 8)
             open = FlatBuffer(capacity: 64)
         }
 
