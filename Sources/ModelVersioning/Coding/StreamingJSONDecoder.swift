@@ -123,7 +123,8 @@ final class StreamingJSONDecoder: Decoder {
         func needsMigrationPass(_ name: UnsafeBufferPointer<UInt8>, _ version: Int64?) -> Bool {
             if version == lastVersion && name.count == lastName.count
                 && lastName.withUnsafeBufferPointer({ last in
-                    zip(last, name).allSatisfy { $0 == $1 }
+                    guard let previous = last.baseAddress, let current = name.baseAddress else { return last.isEmpty }
+                    return memcmp(previous, current, last.count) == 0
                 })
             {
                 return lastAnswer
