@@ -411,6 +411,34 @@ struct StreamingDecoderTests {
         #expect(error.code == .limitExceeded)
     }
 
+    @Test("key comparison by words agrees with byte-by-byte comparison at every length and position")
+    func keyComparison() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...40 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            // Exact-size copies, so that a read past either run would be caught by sanitizers.
+            let first = UnsafeMutablePointer<UInt8>.allocate(capacity: max(length, 1))
+            let second = UnsafeMutablePointer<UInt8>.allocate(capacity: max(length, 1))
+            defer {
+                first.deallocate()
+                second.deallocate()
+            }
+            first.initialize(from: bytes, count: length)
+            second.initialize(from: bytes, count: length)
+            #expect(StreamingObject.equal(first, second, length: length), "length \(length)")
+            for position in 0..<length {
+                second[position] ^= 0x01
+                #expect(!StreamingObject.equal(first, second, length: length), "length \(length), at \(position)")
+                second[position] ^= 0x81
+                #expect(!StreamingObject.equal(first, second, length: length), "length \(length), at \(position)")
+                second[position] ^= 0x80
+            }
+        }
+        #expect(StreamingObject.equal(UnsafePointer(bitPattern: 1)!, nil, length: 0))
+        let one: [UInt8] = [7]
+        one.withUnsafeBufferPointer { #expect(!StreamingObject.equal($0.baseAddress!, nil, length: 1)) }
+    }
+
     @Test("a container kept past the decode reads nothing: the bytes were only borrowed")
     func keptContainers() throws {
         let box = DecKeeperBox()

@@ -411,18 +411,24 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
     }
 
     /// Whether `length` bytes at `first` and `second` are equal (any two empty runs are, and a
-    /// missing `second` holds none): keys are short, so a loop beats a call to `memcmp`.
+    /// missing `second` holds none). Keys are short: up to 16 bytes are compared as two words
+    /// (or halves, quarters) that overlap in the middle, reading no byte outside the runs;
+    /// longer ones go to `memcmp`.
     @inline(__always)
     static func equal(_ first: UnsafePointer<UInt8>, _ second: UnsafePointer<UInt8>?, length: Int) -> Bool {
         guard length > 0 else { return true }
         guard let second else { return false }
-        guard length <= 16 else { return memcmp(first, second, length) == 0 }
-        var index = 0
-        while index < length {
-            if first[index] != second[index] { return false }
-            index &+= 1
+        @inline(__always) func same<Word: FixedWidthInteger>(_ type: Word.Type, at offset: Int) -> Bool {
+            UnsafeRawPointer(first + offset).loadUnaligned(as: Word.self)
+                == UnsafeRawPointer(second + offset).loadUnaligned(as: Word.self)
         }
-        return true
+        switch length {
+        case 1: return first[0] == second[0]
+        case 2...3: return same(UInt16.self, at: 0) && same(UInt16.self, at: length &- 2)
+        case 4...7: return same(UInt32.self, at: 0) && same(UInt32.self, at: length &- 4)
+        case 8...16: return same(UInt64.self, at: 0) && same(UInt64.self, at: length &- 8)
+        default: return memcmp(first, second, length) == 0
+        }
     }
 
     /// The keys, in order.
