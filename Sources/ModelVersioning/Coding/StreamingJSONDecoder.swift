@@ -397,8 +397,20 @@ final class StreamingJSONDecoder: Decoder {
         return number
     }
 
+    /// The short number at `value` (``JSONNumberParser/readShort(_:at:end:)``), read without
+    /// making an ``ArchiveValue``; `nil` for anything else, which ``number(at:)`` then judges.
+    @inline(__always)
+    private func shortNumber(at value: ValueRef) -> JSONNumberParser.ShortNumber? {
+        guard !value.isMade, session.isOpen else { return nil }
+        var position = value.offset
+        return JSONNumberParser.readShort(session.text.bytes, at: &position, end: session.text.end)
+    }
+
     @inline(__always)
     func int(at value: ValueRef) throws -> Int {
+        if let short = shortNumber(at: value), short.fractionDigits == 0, let result = Int(exactly: short.integer) {
+            return result
+        }
         guard let result = try number(at: value).exactInteger(as: Int.self) else { throw unsupported() }
         return result
     }
@@ -410,6 +422,7 @@ final class StreamingJSONDecoder: Decoder {
 
     @inline(__always)
     func double(at value: ValueRef) throws -> Double {
+        if let short = shortNumber(at: value) { return short.double }
         guard let result = try number(at: value).numberAsDouble else { throw unsupported() }
         return result
     }

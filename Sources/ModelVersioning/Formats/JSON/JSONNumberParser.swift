@@ -46,6 +46,37 @@ enum JSONNumberParser {
         byte &- UInt8(ascii: "0") < 10
     }
 
+    /// A number of the short form ``parseShort(_:at:end:)`` reads: its digits as one integer,
+    /// how many of them follow the point, and its sign.
+    struct ShortNumber {
+        var mantissa: UInt64
+        var fractionDigits: Int
+        var negative: Bool
+
+        /// The value ``parse(_:from:end:)`` reads: an integer without a fraction (`-0` is 0),
+        /// a double with one.
+        @inline(__always)
+        var value: ArchiveValue {
+            fractionDigits == 0 ? .int(integer) : .double(double)
+        }
+
+        /// The integer, when there is no fraction.
+        @inline(__always)
+        var integer: Int64 {
+            let magnitude = Int64(truncatingIfNeeded: mantissa)
+            return negative ? 0 &- magnitude : magnitude
+        }
+
+        /// The number as ``ArchiveValue/numberAsDouble`` gives ``value``: the integer rounded
+        /// (here exact), or the fraction correctly rounded (`-0.0` keeps its sign).
+        @inline(__always)
+        var double: Double {
+            guard fractionDigits > 0 else { return Double(integer) }
+            let magnitude = Double(mantissa) / JSONNumberParser.doublePowers[fractionDigits]
+            return negative ? -magnitude : magnitude
+        }
+    }
+
     /// Reads the number at `position` (a `-` or a digit) when it is short and plain: at most 15
     /// digits in all, an optional fraction, no exponent. Returns `nil`, leaving `position`
     /// alone, for anything else, which ``parse(_:from:end:)`` then reads.
@@ -55,6 +86,13 @@ enum JSONNumberParser {
     /// rounded.
     @inline(__always)
     static func parseShort(_ bytes: UnsafePointer<UInt8>, at position: inout Int, end: Int) -> ArchiveValue? {
+        readShort(bytes, at: &position, end: end)?.value
+    }
+
+    /// ``parseShort(_:at:end:)``'s number before it becomes a value, for readers that want a
+    /// `Double` or an integer straight away.
+    @inline(__always)
+    static func readShort(_ bytes: UnsafePointer<UInt8>, at position: inout Int, end: Int) -> ShortNumber? {
         // A short number and the byte after it span at most 18 bytes (sign, 15 digits, point,
         // next byte); closer to the end of the input the general reader takes over.
         guard end &- position >= 18 else { return nil }
@@ -97,12 +135,7 @@ enum JSONNumberParser {
             return nil
         }
         position = cursor
-        if fractionDigits == 0 {
-            let magnitude = Int64(truncatingIfNeeded: mantissa)
-            return .int(negative ? 0 &- magnitude : magnitude)
-        }
-        let value = Double(mantissa) / doublePowers[fractionDigits]
-        return .double(negative ? -value : value)
+        return ShortNumber(mantissa: mantissa, fractionDigits: fractionDigits, negative: negative)
     }
 
     /// Reads the number that starts at `start` (a `-` or a digit). Bytes at `end` and beyond are
