@@ -439,6 +439,48 @@ struct StreamingDecoderTests {
         one.withUnsafeBufferPointer { #expect(!StreamingObject.equal($0.baseAddress!, nil, length: 1)) }
     }
 
+    @Test("the short-string cache returns the string of exactly the bytes asked for, and keeps repeated ones")
+    func shortStringCache() {
+        var generator = SystemRandomNumberGenerator()
+        // Short strings of ASCII and multi-byte scalars, some differing only in their last byte.
+        var pool: [String] = ["a", "b", "tag1", "tag2", "circle", "square", "12345678", "12345679", "é", "日本"]
+        // More strings than slots that differ only after their first 8 bytes, and more that
+        // differ only in them: some must share a slot, and only the whole bytes tell them apart.
+        pool += (0..<100).map { "abcdefgh\($0 / 10)\($0 % 10)" }
+        pool += (0..<100).map { "\($0 / 10)\($0 % 10)abcdefghij" }
+        while pool.count < 300 {
+            var string = ""
+            while string.utf8.count < Int.random(in: 1...15, using: &generator) {
+                let scalar = Unicode.Scalar(UInt32.random(in: 0x20...0x7F, using: &generator))!
+                string.unicodeScalars.append(Int.random(in: 0..<8, using: &generator) == 0 ? "ß" : scalar)
+            }
+            if string.utf8.count <= ShortStringCache.maxLength { pool.append(string) }
+        }
+        var cache = ShortStringCache()
+        var made = 0
+        func read(_ string: String) -> String {
+            // The bytes, then padding: the cache reads 16 bytes from the start.
+            let bytes = Array(string.utf8) + Array(repeating: UInt8(ascii: "\""), count: 16)
+            return bytes.withUnsafeBufferPointer { buffer in
+                cache.string(at: buffer.baseAddress!, length: string.utf8.count) {
+                    made += 1
+                    return String(decoding: buffer.prefix(string.utf8.count), as: UTF8.self)
+                }
+            }
+        }
+        for _ in 0..<20_000 {
+            let string = pool.randomElement(using: &generator)!
+            #expect(read(string) == string)
+        }
+        // A string read often enough is kept even when others share its slot.
+        for string in ["circle", "square", "tag1"] {
+            for _ in 0..<4 { _ = read(string) }
+            made = 0
+            #expect(read(string) == string)
+            #expect(made == 0, "\(string) was made again")
+        }
+    }
+
     @Test("a container kept past the decode reads nothing: the bytes were only borrowed")
     func keptContainers() throws {
         let box = DecKeeperBox()

@@ -22,6 +22,7 @@ final class StreamingDecodingSession {
     @exclusivity(unchecked) private var readBits: [UInt64]
     @exclusivity(unchecked) private var readCount = 0
     @exclusivity(unchecked) private var scratch: [UInt8] = []
+    @exclusivity(unchecked) private var shortStrings = ShortStringCache()
     /// Upgrades by moving keys (``StreamingMigration``): the ones objects were last upgraded
     /// with, and every one made (their keys must outlive the objects that point at them).
     @exclusivity(unchecked) var recentMigrations: [StreamingMigration] = []
@@ -66,10 +67,22 @@ final class StreamingDecodingSession {
         }
     }
 
-    /// The string whose opening quote is at `offset`.
+    /// The string whose opening quote is at `offset`. A short one without escapes is looked up
+    /// by its bytes first (``ShortStringCache``): archives repeat short values.
     @inline(__always)
     func string(at offset: Int) -> String {
-        text.string(at: offset, scratch: &scratch)
+        let contentStart = offset &+ 1
+        if text.end &- contentStart >= 16 {
+            let (stop, _) = text.scanString(from: contentStart)
+            let length = stop &- contentStart
+            if length > 0, length <= ShortStringCache.maxLength, text.bytes[stop] == UInt8(ascii: "\"") {
+                let start = text.bytes + contentStart
+                return shortStrings.string(at: start, length: length) {
+                    JSONParser.string(validUTF8: UnsafeBufferPointer(start: start, count: length))
+                }
+            }
+        }
+        return text.string(at: offset, scratch: &scratch)
     }
 
     // MARK: Walking values
