@@ -53,7 +53,8 @@ struct ShortStringCache: ~Copyable {
             length > 8
             ? UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
                 & Self.mask(keeping: length &- 8) : 0
-        let hash = (head ^ (tail &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(truncatingIfNeeded: length)) &* 0x9E37_79B9_7F4A_7C15
+        let golden: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let hash = (head ^ (tail &* golden) ^ UInt64(truncatingIfNeeded: length)) &* golden
         let slot = slots + Int(truncatingIfNeeded: hash &>> 58)
         if slot.pointee.length == length && slot.pointee.head == head && slot.pointee.tail == tail {
             if slot.pointee.credit < 3 { slot.pointee.credit &+= 1 }
