@@ -187,6 +187,43 @@ private struct DecKeeper: VersionedModel {
     }
 }
 
+/// Keeps each element's container until the next element, which reads it again: what an object
+/// a kept container holds must not be handed to the next object read.
+private final class DecHoarderBox: @unchecked Sendable {
+    var kept: KeyedDecodingContainer<DecHoarder.CodingKeys>?
+    var rereads: [Int] = []
+    static let key = CodingUserInfoKey(rawValue: "hoarder")!
+}
+
+private struct DecHoarder: VersionedModel, Equatable {
+    var count: Int
+    var extra: [Int]?
+    static let archiveTypeName = "DecHoarder"
+
+    enum CodingKeys: String, CodingKey {
+        case count, extra
+    }
+
+    init(count: Int, extra: [Int]?) {
+        self.count = count
+        self.extra = extra
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        count = try container.decode(Int.self, forKey: .count)
+        extra = try container.decodeIfPresent([Int].self, forKey: .extra)
+        guard let box = decoder.userInfo[DecHoarderBox.key] as? DecHoarderBox else { return }
+        if let kept = box.kept { box.rereads.append(try kept.decode(Int.self, forKey: .count)) }
+        box.kept = count % 3 == 0 ? nil : container
+    }
+}
+
+private struct DecHoard: VersionedModel, Equatable {
+    var items: [DecHoarder]
+    static let archiveTypeName = "DecHoard"
+}
+
 private struct DecLibrary: VersionedModel, Equatable {
     var items: [DecItem]
     var holders: [String: DecHolder]
@@ -496,6 +533,22 @@ struct StreamingDecoderTests {
         #expect(throws: (any Error).self) { try container.decode(Int.self, forKey: .count) }
         #expect(throws: (any Error).self) { try box.decoder?.container(keyedBy: DecKeeper.CodingKeys.self) }
         #expect(throws: (any Error).self) { try box.decoder?.singleValueContainer().decode(Int.self) }
+    }
+
+    @Test("objects are reused only when nothing holds them: a container kept across elements still reads its own")
+    func recycledObjects() throws {
+        let hoard = DecHoard(items: (0..<60).map { DecHoarder(count: $0, extra: $0 % 2 == 0 ? [$0] : nil) })
+        let data = try ArchiveEncoder().encode(hoard)
+        let box = DecHoarderBox()
+        var options = DecodingOptions()
+        options.userInfo[DecHoarderBox.key] = box
+        let decoder = ArchiveDecoder(registry: try ModelRegistry([DecHoard.self, DecHoarder.self]), options: options)
+        let streamed = try #require(StreamingJSONDecoder.decode(DecHoard.self, from: data, with: decoder))
+        #expect(streamed == hoard)
+        // Each element kept its container unless its count is a multiple of 3; the next one read
+        // it again and must have found that element's count.
+        let expected = (0..<59).filter { $0 % 3 != 0 }
+        #expect(box.rereads == expected)
     }
 
     @Test("excluded keys read as absent; an allow-listed model key decodes its type")

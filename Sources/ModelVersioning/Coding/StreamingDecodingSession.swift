@@ -23,6 +23,10 @@ final class StreamingDecodingSession {
     @exclusivity(unchecked) private var readCount = 0
     @exclusivity(unchecked) private var scratch: [UInt8] = []
     @exclusivity(unchecked) private var shortStrings = ShortStringCache()
+    /// Objects no one holds any more (``recycle(_:)``), emptied, for the next ones read: an
+    /// array of models of one shape then allocates its objects once.
+    @exclusivity(unchecked) private var spareObjects = MoveStack<StreamingObject>(initialCapacity: 16)
+    private static let maxSpareObjects = 16
     /// Upgrades by moving keys (``StreamingMigration``): the ones objects were last upgraded
     /// with, and every one made (their keys must outlive the objects that point at them).
     @exclusivity(unchecked) var recentMigrations: [StreamingMigration] = []
@@ -144,6 +148,28 @@ final class StreamingDecodingSession {
 
     // MARK: Objects
 
+    /// An empty object with room for `capacity` members whose keys are at `keys`: the last
+    /// spare one when it has the room, a new one otherwise.
+    @inline(__always)
+    func makeObject(capacity: Int, keys: UnsafePointer<UInt8>) -> StreamingObject {
+        if spareObjects.count > 0, spareObjects.lastAddress.pointee.state.pointee.capacity >= capacity {
+            // Emptied when it was recycled.
+            let object = spareObjects.removeLast()
+            object.state.pointee.keys = keys
+            return object
+        }
+        return StreamingObject.make(capacity: capacity, keys: keys)
+    }
+
+    /// Keeps `object`, which nothing else holds, for ``makeObject(capacity:keys:)``. Its header
+    /// is emptied now: it holds the decoder, which holds this session.
+    @inline(__always)
+    func recycle(_ object: consuming StreamingObject) {
+        guard spareObjects.count < Self.maxSpareObjects else { return }
+        object.reset(keys: text.bytes)
+        spareObjects.append(object)
+    }
+
     /// Reads the keys of the object `value` once: its markup (`$type`, `$version`; `$archive`
     /// at the top), its fields and where their values are; upgrades it when its chain only
     /// moves keys (``upgraded(_:typeName:version:depth:)``; `depth` is where it is in the
@@ -153,7 +179,7 @@ final class StreamingDecodingSession {
         let container = containers[value.ordinal]
         let count = Int(container.count)
         var nextEntry = Int(container.firstEntry)
-        let object = StreamingObject.make(capacity: count, keys: text.bytes)
+        let object = makeObject(capacity: count, keys: text.bytes)
         let state = object.state
         let bytes = text.bytes
         var nextOrdinal = value.ordinal &+ 1
@@ -313,7 +339,9 @@ final class StreamingDecodingSession {
 final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObject.Member> {
     struct Header {
         /// Where the keys' bytes are: the text, or a ``StreamingMigration``'s upgraded keys.
-        let keys: UnsafePointer<UInt8>
+        var keys: UnsafePointer<UInt8>
+        /// How many members there is room for (`ManagedBuffer.capacity` may ask the allocator).
+        let capacity: Int
         var count = 0
         var typeName: String?
         var version: Int?
@@ -340,7 +368,17 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
 
     /// An empty object with room for `capacity` members whose keys are at `keys`.
     static func make(capacity: Int, keys: UnsafePointer<UInt8>) -> StreamingObject {
-        unsafeDowncast(create(minimumCapacity: capacity) { _ in Header(keys: keys) }, to: StreamingObject.self)
+        unsafeDowncast(
+            create(minimumCapacity: capacity) { _ in Header(keys: keys, capacity: capacity) }, to: StreamingObject.self)
+    }
+
+    /// Empties the object for another use with keys at `keys` (the caller holds the only
+    /// reference): what its header held is released, its members (plain values) forgotten.
+    @inline(__always)
+    func reset(keys: UnsafePointer<UInt8>) {
+        let state = self.state
+        state.pointee.decoder?.release()
+        state.pointee = Header(keys: keys, capacity: state.pointee.capacity)
     }
 
     @inline(__always)

@@ -177,9 +177,14 @@ final class StreamingJSONDecoder: Decoder {
         guard frames.count <= session.options.limits.maxDepth + 1 else { throw unsupported() }
     }
 
+    /// Leaves the innermost level; its object goes back to the session when nothing else holds
+    /// it (no container a model kept).
     @inline(__always)
     func pop() {
-        frames.removeLast(1)
+        var frame = frames.removeLast()
+        if isKnownUniquelyReferenced(&frame.object), let object = frame.object.take() {
+            session.recycle(object)
+        }
     }
 
     /// Decodes `value` as a `T` one level below the current one, under `key`.

@@ -162,7 +162,7 @@ extension StreamingDecodingSession {
             try readDropped(StreamingJSONDecoder.ValueRef(offset: Int(member.value), ordinal: Int(member.ordinal)))
         }
         let slots = migration.objects[0]
-        let object = StreamingObject.make(capacity: slots.count, keys: migration.keys)
+        let object = makeObject(capacity: slots.count, keys: migration.keys)
         for slot in slots {
             object.append(try member(slot, of: archived, migration: migration))
         }
