@@ -37,7 +37,12 @@ struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
     /// The value under `key`, or `nil` when absent or excluded.
     @inline(__always)
     private func lookup(_ key: Key, _ decoder: StreamingJSONDecoder) -> StreamingJSONDecoder.ValueRef? {
-        let name = key.stringValue
+        lookup(named: key.stringValue, decoder)
+    }
+
+    /// The value under the key spelled `name`, or `nil` when absent or excluded.
+    @inline(__always)
+    private func lookup(named name: String, _ decoder: StreamingJSONDecoder) -> StreamingJSONDecoder.ValueRef? {
         let state = object.state
         if let model = state.pointee.model, !model.behaviors.isEmpty, model.behaviors[name] == .excluded { return nil }
         guard decoder.session.isOpen else { return nil }
@@ -54,9 +59,10 @@ struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
         return value
     }
 
-    private func allowList(for key: Key) -> Set<String>? {
+    /// The allow list of the key spelled `name`.
+    private func allowList(named name: String) -> Set<String>? {
         guard let model else { return object.state.pointee.allowed }
-        return model.allowedTypeNames.isEmpty ? nil : model.allowedTypeNames[key.stringValue]
+        return model.allowedTypeNames.isEmpty ? nil : model.allowedTypeNames[name]
     }
 
     func contains(_ key: Key) -> Bool {
@@ -104,8 +110,9 @@ struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try withDecoder { decoder in
             if T.self == UnknownFields.self { throw decoder.unsupported() }
-            guard let value = lookup(key, decoder) else { return try valueForAbsentKey(T.self) }
-            return try decoder.decode(T.self, from: value, key: .key(key.stringValue), allowed: allowList(for: key))
+            let name = key.stringValue
+            guard let value = lookup(named: name, decoder) else { return try valueForAbsentKey(T.self) }
+            return try decoder.decode(T.self, from: value, key: .key(name), allowed: allowList(named: name))
         }
     }
 
@@ -150,8 +157,9 @@ struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         try withDecoder { decoder in
             if T.self == UnknownFields.self { throw decoder.unsupported() }
-            guard let value = lookup(key, decoder), !decoder.isNull(value) else { return nil }
-            return try decoder.decode(T.self, from: value, key: .key(key.stringValue), allowed: allowList(for: key))
+            let name = key.stringValue
+            guard let value = lookup(named: name, decoder), !decoder.isNull(value) else { return nil }
+            return try decoder.decode(T.self, from: value, key: .key(name), allowed: allowList(named: name))
         }
     }
 
