@@ -192,6 +192,8 @@ private struct DecKeeper: VersionedModel {
 private final class DecHoarderBox: @unchecked Sendable {
     var kept: KeyedDecodingContainer<DecHoarder.CodingKeys>?
     var rereads: [Int] = []
+    /// The decoder, not kept alive by this: it must go when the decode and the kept container do.
+    weak var decoder: AnyObject?
     static let key = CodingUserInfoKey(rawValue: "hoarder")!
 }
 
@@ -214,6 +216,7 @@ private struct DecHoarder: VersionedModel, Equatable {
         count = try container.decode(Int.self, forKey: .count)
         extra = try container.decodeIfPresent([Int].self, forKey: .extra)
         guard let box = decoder.userInfo[DecHoarderBox.key] as? DecHoarderBox else { return }
+        box.decoder = decoder as AnyObject
         if let kept = box.kept { box.rereads.append(try kept.decode(Int.self, forKey: .count)) }
         box.kept = count % 3 == 0 ? nil : container
     }
@@ -549,6 +552,11 @@ struct StreamingDecoderTests {
         // it again and must have found that element's count.
         let expected = (0..<59).filter { $0 % 3 != 0 }
         #expect(box.rereads == expected)
+        // The last element kept its container, which holds the decoder (by hand, through its
+        // object); dropping it frees the decoder: no cycle through the spare objects either.
+        #expect(box.kept != nil && box.decoder != nil)
+        box.kept = nil
+        #expect(box.decoder == nil)
     }
 
     @Test("excluded keys read as absent; an allow-listed model key decodes its type")
