@@ -479,6 +479,30 @@ struct StreamingDecoderTests {
         one.withUnsafeBufferPointer { #expect(!StreamingObject.equal($0.baseAddress!, nil, length: 1)) }
     }
 
+    @Test("an object's repeated key is found at any position, for few keys, some and many")
+    func repeatedKeys() {
+        var generator = SystemRandomNumberGenerator()
+        // Keys from a small set, so that lengths and first and last bytes often agree.
+        let names = ["a", "b", "ab", "ba", "abc", "acb", "tags", "y", "x", "center", "radius", "kind", "visible"]
+            + (0..<20).map { "key\($0)" }
+        for _ in 0..<3_000 {
+            let count = Int.random(in: 2...24, using: &generator)
+            let keys = (0..<count).map { _ in names.randomElement(using: &generator)! }
+            let text = Array(keys.joined().utf8)
+            text.withUnsafeBufferPointer { buffer in
+                let object = StreamingObject.make(capacity: count, keys: buffer.baseAddress!)
+                var start = 0
+                for key in keys {
+                    object.append(
+                        keyStart: start, keyLength: key.utf8.count,
+                        value: StreamingJSONDecoder.ValueRef(offset: 0, ordinal: -1))
+                    start += key.utf8.count
+                }
+                #expect(object.hasDuplicateKey() == (Set(keys).count != count), "\(keys)")
+            }
+        }
+    }
+
     @Test("the short-string cache returns the string of exactly the bytes asked for, and keeps repeated ones")
     func shortStringCache() {
         var generator = SystemRandomNumberGenerator()

@@ -504,6 +504,19 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
                 return Set(keys).count != count
             }
             let bytes = header.pointee.keys
+            if count <= 8 {
+                // Few keys: every pair, compared only when their lengths agree.
+                for later in 1..<count {
+                    let key = members[later]
+                    let start = bytes + Int(key.keyStart)
+                    for earlier in 0..<later where members[earlier].keyLength == key.keyLength {
+                        if Self.equal(bytes + Int(members[earlier].keyStart), start, length: Int(key.keyLength)) {
+                            return true
+                        }
+                    }
+                }
+                return false
+            }
             // A key is compared with the earlier ones only when one of them shares its length,
             // first and last byte (as hashed into `seen`): a repeat always does.
             var seen: UInt64 = 0
