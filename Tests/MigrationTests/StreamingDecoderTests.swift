@@ -483,7 +483,8 @@ struct StreamingDecoderTests {
     func repeatedKeys() {
         var generator = SystemRandomNumberGenerator()
         // Keys from a small set, so that lengths and first and last bytes often agree.
-        let names = ["a", "b", "ab", "ba", "abc", "acb", "tags", "y", "x", "center", "radius", "kind", "visible"]
+        let names =
+            ["a", "b", "ab", "ba", "abc", "acb", "tags", "y", "x", "center", "radius", "kind", "visible"]
             + (0..<20).map { "key\($0)" }
         for _ in 0..<3_000 {
             let count = Int.random(in: 2...24, using: &generator)
