@@ -349,10 +349,10 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
         var startsMarkup = false
         /// Where the last look-up hit, so that the next starts there.
         var hint = 0
-        /// Set for the keyed container (``StreamingObject/attach(to:model:allowed:depth:)``), retained by hand so
-        /// that the container reaches it without a retain per call. The decoder never holds an
-        /// object it is set in past the value's decode (frames drop it), so this makes no lasting
-        /// cycle.
+        /// Set for the keyed container (``StreamingObject/attach(to:model:allowed:depth:)``),
+        /// retained by hand so that the container reaches it without a retain per call. The
+        /// decoder never holds an object it is set in past the value's decode (frames drop it,
+        /// and spare objects are emptied), so this makes no lasting cycle.
         var decoder: Unmanaged<StreamingJSONDecoder>?
         var model: ModelInfo?
         var allowed: Set<String>?
