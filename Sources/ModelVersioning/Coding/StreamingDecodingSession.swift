@@ -71,22 +71,24 @@ final class StreamingDecodingSession {
         }
     }
 
-    /// The string whose opening quote is at `offset`. A short one without escapes is looked up
-    /// by its bytes first (``ShortStringCache``): archives repeat short values.
+    /// The string whose opening quote is at `offset`. One without escapes is made from its
+    /// bytes as they are, a short one looked up by them first (``ShortStringCache``): archives
+    /// repeat short values.
     @inline(__always)
     func string(at offset: Int) -> String {
         let contentStart = offset &+ 1
-        if text.end &- contentStart >= 16 {
-            let (stop, _) = text.scanString(from: contentStart)
-            let length = stop &- contentStart
-            if length > 0, length <= ShortStringCache.maxLength, text.bytes[stop] == UInt8(ascii: "\"") {
-                let start = text.bytes + contentStart
-                return shortStrings.string(at: start, length: length) {
-                    JSONParser.string(validUTF8: UnsafeBufferPointer(start: start, count: length))
-                }
-            }
+        let (stop, _) = text.scanString(from: contentStart)
+        guard stop < text.end, text.bytes[stop] == UInt8(ascii: "\"") else {
+            return text.string(at: offset, scratch: &scratch)
         }
-        return text.string(at: offset, scratch: &scratch)
+        let content = UnsafeBufferPointer(start: text.bytes + contentStart, count: stop &- contentStart)
+        // The cache reads 16 bytes from the start.
+        guard content.count > 0, content.count <= ShortStringCache.maxLength, text.end &- contentStart >= 16 else {
+            return JSONParser.string(validUTF8: content)
+        }
+        return shortStrings.string(at: text.bytes + contentStart, length: content.count) {
+            JSONParser.string(validUTF8: content)
+        }
     }
 
     // MARK: Walking values
@@ -503,35 +505,16 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
             if count > 16 {
                 return Set(keys).count != count
             }
+            // Few keys: every pair, compared only when their lengths agree.
             let bytes = header.pointee.keys
-            if count <= 8 {
-                // Few keys: every pair, compared only when their lengths agree.
-                for later in 1..<count {
-                    let key = members[later]
-                    let start = bytes + Int(key.keyStart)
-                    for earlier in 0..<later where members[earlier].keyLength == key.keyLength {
-                        if Self.equal(bytes + Int(members[earlier].keyStart), start, length: Int(key.keyLength)) {
-                            return true
-                        }
-                    }
-                }
-                return false
-            }
-            // A key is compared with the earlier ones only when one of them shares its length,
-            // first and last byte (as hashed into `seen`): a repeat always does.
-            var seen: UInt64 = 0
-            for later in 0..<count {
+            for later in 1..<count {
                 let key = members[later]
-                let length = Int(key.keyLength)
                 let start = bytes + Int(key.keyStart)
-                let hash = length == 0 ? 0 : length &* 7 &+ Int(start[0]) &* 3 &+ Int(start[length &- 1])
-                let bit = UInt64(1) &<< UInt64(truncatingIfNeeded: hash & 63)
-                if seen & bit != 0 {
-                    for earlier in 0..<later where members[earlier].keyLength == key.keyLength {
-                        if Self.equal(bytes + Int(members[earlier].keyStart), start, length: length) { return true }
+                for earlier in 0..<later where members[earlier].keyLength == key.keyLength {
+                    if Self.equal(bytes + Int(members[earlier].keyStart), start, length: Int(key.keyLength)) {
+                        return true
                     }
                 }
-                seen |= bit
             }
             return false
         }

@@ -386,6 +386,22 @@ final class StreamingJSONDecoder: Decoder {
     /// The number at `value` as ``JSONParser`` reads it (`.int`, `.uint` or `.double`).
     @inline(__always)
     func number(at value: ValueRef) throws -> ArchiveValue {
+        if let short = shortNumber(at: value) { return short.value }
+        return try otherNumber(at: value)
+    }
+
+    /// The short number at `value` in the text (``JSONNumberParser/readShort(_:at:end:)``), read
+    /// without making an ``ArchiveValue``; `nil` for any other value (``otherNumber(at:)``).
+    @inline(__always)
+    private func shortNumber(at value: ValueRef) -> JSONNumberParser.ShortNumber? {
+        guard !value.isMade, session.isOpen else { return nil }
+        var position = value.offset
+        return JSONNumberParser.readShort(session.text.bytes, at: &position, end: session.text.end)
+    }
+
+    /// A number ``shortNumber(at:)`` does not read: one an upgrade added, or a long one in the
+    /// text (read by the general parser, without trying the short form again).
+    private func otherNumber(at value: ValueRef) throws -> ArchiveValue {
         guard session.isOpen else { throw unsupported() }
         if value.isMade {
             switch session.madeConstant(value) {
@@ -397,18 +413,11 @@ final class StreamingJSONDecoder: Decoder {
         }
         let first = session.text.bytes[value.offset]
         guard first == UInt8(ascii: "-") || first &- UInt8(ascii: "0") < 10 else { throw unsupported() }
-        var position = value.offset
-        guard let number = session.text.number(at: &position) else { throw unsupported() }
+        let text = session.text
+        guard case .value(let number, _) = JSONNumberParser.parse(text.bytes, from: value.offset, end: text.end) else {
+            throw unsupported()
+        }
         return number
-    }
-
-    /// The short number at `value` (``JSONNumberParser/readShort(_:at:end:)``), read without
-    /// making an ``ArchiveValue``; `nil` for anything else, which ``number(at:)`` then judges.
-    @inline(__always)
-    private func shortNumber(at value: ValueRef) -> JSONNumberParser.ShortNumber? {
-        guard !value.isMade, session.isOpen else { return nil }
-        var position = value.offset
-        return JSONNumberParser.readShort(session.text.bytes, at: &position, end: session.text.end)
     }
 
     @inline(__always)
@@ -428,7 +437,7 @@ final class StreamingJSONDecoder: Decoder {
     @inline(__always)
     func double(at value: ValueRef) throws -> Double {
         if let short = shortNumber(at: value) { return short.double }
-        guard let result = try number(at: value).numberAsDouble else { throw unsupported() }
+        guard let result = try otherNumber(at: value).numberAsDouble else { throw unsupported() }
         return result
     }
 
