@@ -27,6 +27,8 @@ final class StreamingDecodingSession {
     /// array of models of one shape then allocates its objects once.
     @exclusivity(unchecked) private var spareObjects = MoveStack<StreamingObject>(initialCapacity: 16)
     private static let maxSpareObjects = 16
+    /// The makers of the keyed containers, by key type.
+    @exclusivity(unchecked) var keyedContainerMakers = KeyedContainerMakers()
     /// Upgrades by moving keys (``StreamingMigration``): the ones objects were last upgraded
     /// with, and every one made (their keys must outlive the objects that point at them).
     @exclusivity(unchecked) var recentMigrations: [StreamingMigration] = []

@@ -3,7 +3,7 @@ import Foundation
 /// The keyed container of ``StreamingJSONDecoder``: ``TreeKeyedDecodingContainer``'s rules
 /// (excluded keys read as absent, allow lists per key, absent-key values) over an object's
 /// members in the text. What it cannot answer ends the run.
-struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerOverObject {
     let object: StreamingObject
 
     /// A container over `object`, whose header ``StreamingObject/attach(to:model:allowed:depth:)``

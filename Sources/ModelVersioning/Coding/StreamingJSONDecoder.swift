@@ -202,7 +202,9 @@ final class StreamingJSONDecoder: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let object = try currentObject()
         object.attach(to: self, model: current.model, allowed: current.allowed, depth: depth)
-        return KeyedDecodingContainer(StreamingKeyedDecodingContainer<Key>(object: object))
+        return session.keyedContainerMakers.maker(keyedBy: Key.self) {
+            StreamingKeyedDecodingContainerMaker<Key>(StreamingKeyedDecodingContainer<Key>.self)
+        }.container(object)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

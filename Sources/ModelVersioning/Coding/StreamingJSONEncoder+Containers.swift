@@ -3,7 +3,7 @@ import Foundation
 /// The keyed container of ``StreamingJSONEncoder``: writes each entry as it comes, applying
 /// the model's encoding behaviours as ``TreeKeyedEncodingContainer`` does (excluded keys are
 /// skipped; a conditional reference ends the streaming run).
-struct StreamingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+struct StreamingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerOverLevel {
     let encoder: StreamingJSONEncoder
     /// The frame it writes into (see ``StreamingJSONEncoder``).
     let serial: Int

@@ -90,6 +90,8 @@ final class StreamingJSONEncoder {
     @exclusivity(unchecked) private var heldObjects: [AnyObject] = []
     /// The encoder last handed to a running value at each depth (see `levelEncoder(for:)`).
     @exclusivity(unchecked) private var levelEncoders: [StreamingLevelEncoder] = []
+    /// The makers of the keyed containers, by key type.
+    @exclusivity(unchecked) private var keyedContainerMakers = KeyedContainerMakers()
     private var nextSerial = 0
     /// Set when a method that cannot throw met something only the tree encoder can do.
     private var failed = false
@@ -192,9 +194,10 @@ final class StreamingJSONEncoder {
     /// The keyed container of the innermost level.
     func innermostKeyedContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let serial = openContainer(isArray: false, keyType: ObjectIdentifier(Key.self))
-        return KeyedEncodingContainer(
-            StreamingKeyedEncodingContainer<Key>(
-                encoder: self, serial: serial, model: levels.count > 0 ? levels.lastAddress.pointee.model : nil))
+        let model = levels.count > 0 ? levels.lastAddress.pointee.model : nil
+        return keyedContainerMakers.maker(keyedBy: Key.self) {
+            StreamingKeyedEncodingContainerMaker<Key>(StreamingKeyedEncodingContainer<Key>.self)
+        }.container(encoder: self, serial: serial, model: model)
     }
 
     /// The unkeyed container of the innermost level.

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+@testable import ModelVersioning
+
+// The coders make keyed containers through makers filed by key type (`KeyedContainerMakers`):
+// a maker must never make containers for another key type, however many types a run meets.
+
+/// A maker that remembers nothing but its key type.
+private final class TestMaker<Key: CodingKey>: KeyedContainerMaker {
+    init() { super.init(keyType: ObjectIdentifier(Key.self)) }
+}
+
+/// A key type per `Tag`: `MakerKey<Int>`, `MakerKey<[Int]>`, `MakerKey<[[Int]]>`, … are distinct.
+private struct MakerKey<Tag>: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+/// One level of a nesting whose every level has its own key type (`Level<Level<Int>>.CodingKeys`
+/// is not `Level<Int>.CodingKeys`).
+private struct Level<Inner: Codable & Equatable>: Codable, Equatable {
+    var depth: Int
+    var name: String
+    var inner: Inner
+}
+
+@Suite("Keyed container makers")
+struct KeyedContainerMakerTests {
+    /// Calls `body` with `count` distinct key types, built by nesting arrays in the tag.
+    private func withKeyTypes<Tag>(
+        _ count: Int, tag: Tag.Type, _ body: (any CodingKey.Type) -> Void
+    ) {
+        guard count > 0 else { return }
+        body(MakerKey<Tag>.self)
+        withKeyTypes(count - 1, tag: [Tag].self, body)
+    }
+
+    @Test("each key type gets its own maker, also past the table's 32 slots and after collisions")
+    func makersByKeyType() {
+        var keyTypes: [any CodingKey.Type] = []
+        withKeyTypes(80, tag: Int.self) { keyTypes.append($0) }
+        #expect(Set(keyTypes.map { ObjectIdentifier($0) }).count == 80)
+
+        var makers = KeyedContainerMakers()
+        var made = 0
+        func look<Key: CodingKey>(_ type: Key.Type) -> KeyedContainerMaker {
+            makers.maker(keyedBy: Key.self) {
+                made += 1
+                return TestMaker<Key>()
+            }
+        }
+        // Round robin over growing prefixes, then a random order: every answer is the key type's.
+        var order: [Int] = []
+        for prefix in [1, 2, 5, 32, 33, 80] { order += Array(0..<prefix) + Array((0..<prefix).reversed()) }
+        var generator = SystemRandomNumberGenerator()
+        order += (0..<2_000).map { _ in Int.random(in: 0..<80, using: &generator) }
+        var wrong = 0
+        for index in order {
+            let maker = look(keyTypes[index])
+            if maker.keyType != ObjectIdentifier(keyTypes[index]) { wrong += 1 }
+        }
+        #expect(wrong == 0)
+        // A maker is made on a miss only: the first few lookups of one type make one.
+        let repeated = (0..<50).map { _ in ObjectIdentifier(look(keyTypes[7])) }
+        #expect(Set(repeated).count == 1)
+        #expect(made >= 80 && made < order.count)
+    }
+
+    /// Nests `value` `levels` more times, then round-trips it through both streaming coders.
+    private func roundTrip<Inner: Codable & Equatable>(_ value: Inner, levels: Int) throws -> Int {
+        guard levels == 0 else {
+            return try roundTrip(Level(depth: levels, name: "level \(levels)", inner: value), levels: levels - 1)
+        }
+        let encoder = ArchiveEncoder(writingOptions: ArchiveWritingOptions(prettyPrinted: false))
+        let data = try #require(StreamingJSONEncoder.encode(value, with: encoder))
+        #expect(data == (try encoder.format.write(try encoder.encodeTree(value), options: encoder.writingOptions)))
+        let decoded = try #require(StreamingJSONDecoder.decode(Inner.self, from: data, with: ArchiveDecoder()))
+        #expect(decoded == value)
+        return data.count
+    }
+
+    @Test("a run with 40 key types, one per level, streams both ways to the tree coders' result")
+    func manyKeyTypesInOneRun() throws {
+        let size = try roundTrip(7, levels: 40)
+        #expect(size > 40 * 30)
+    }
+}
