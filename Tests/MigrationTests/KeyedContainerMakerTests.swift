@@ -69,7 +69,8 @@ struct KeyedContainerMakerTests {
         #expect(made >= 80 && made < order.count)
     }
 
-    /// Nests `value` `levels` more times, then round-trips it through both streaming coders.
+    /// Nests `value` `levels` more times, then round-trips it through the streaming coders and
+    /// through the tree coders.
     private func roundTrip<Inner: Codable & Equatable>(_ value: Inner, levels: Int) throws -> Int {
         guard levels == 0 else {
             return try roundTrip(Level(depth: levels, name: "level \(levels)", inner: value), levels: levels - 1)
@@ -79,10 +80,11 @@ struct KeyedContainerMakerTests {
         #expect(data == (try encoder.format.write(try encoder.encodeTree(value), options: encoder.writingOptions)))
         let decoded = try #require(StreamingJSONDecoder.decode(Inner.self, from: data, with: ArchiveDecoder()))
         #expect(decoded == value)
+        #expect(try ArchiveDecoder().decode(Inner.self, fromTree: try ArchiveFormat.read(data).0) == value)
         return data.count
     }
 
-    @Test("a run with 40 key types, one per level, streams both ways to the tree coders' result")
+    @Test("a run with 40 key types, one per level, round-trips through the streaming and the tree coders")
     func manyKeyTypesInOneRun() throws {
         let size = try roundTrip(7, levels: 40)
         #expect(size > 40 * 30)

@@ -12,9 +12,10 @@ import Foundation
 /// A maker holds `MyContainer<Key>` and its conformance, looked up once, as an existential
 /// metatype of a protocol with the container's initializer, and makes containers in a function
 /// generic over the container type: the existential passes both in, and only the box is looked
-/// up. Each coder has its own protocol and maker
-/// (``StreamingKeyedDecodingContainerMaker``, ``StreamingKeyedEncodingContainerMaker``):
-/// a protocol generic over the initializer's arguments costs more look-ups than it saves.
+/// up. Each coder has its own protocol and maker (``StreamingKeyedDecodingContainerMaker``,
+/// ``StreamingKeyedEncodingContainerMaker``, ``TreeKeyedDecodingContainerMaker``,
+/// ``TreeKeyedEncodingContainerMaker``): one protocol with the initializer's arguments as an
+/// associated type measured slower.
 ///
 /// ```swift
 /// let maker = makers.maker(keyedBy: Key.self) {
@@ -115,5 +116,65 @@ final class StreamingKeyedEncodingContainerMaker<Key: CodingKey>: KeyedContainer
         _ type: Container.Type, encoder: StreamingJSONEncoder, serial: Int, model: ModelInfo?
     ) -> KeyedEncodingContainer<Key> {
         KeyedEncodingContainer(Container(encoder: encoder, serial: serial, model: model))
+    }
+}
+
+// MARK: - Tree decoder
+
+/// A keyed decoding container over a ``KeyedDecodingState`` (``TreeKeyedDecodingContainer``).
+protocol KeyedDecodingContainerOverState<Key>: KeyedDecodingContainerProtocol {
+    init(state: KeyedDecodingState)
+}
+
+/// Makes ``TreeDecoder``'s keyed containers (see ``KeyedContainerMakers``).
+final class TreeKeyedDecodingContainerMaker<Key: CodingKey>: KeyedContainerMaker {
+    private let containerType: any KeyedDecodingContainerOverState<Key>.Type
+
+    init(_ containerType: any KeyedDecodingContainerOverState<Key>.Type) {
+        self.containerType = containerType
+        super.init(keyType: ObjectIdentifier(Key.self))
+    }
+
+    @inline(__always)
+    func container(_ state: KeyedDecodingState) -> KeyedDecodingContainer<Key> {
+        Self.make(containerType, state)
+    }
+
+    /// Generic over the container type, which the existential passes in with its conformance.
+    private static func make<Container: KeyedDecodingContainerOverState<Key>>(
+        _ type: Container.Type, _ state: KeyedDecodingState
+    ) -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(Container(state: state))
+    }
+}
+
+// MARK: - Tree encoder
+
+/// A keyed encoding container that fills a ``KeyedEncodingStorage`` (``TreeKeyedEncodingContainer``).
+protocol KeyedEncodingContainerOverStorage<Key>: KeyedEncodingContainerProtocol {
+    init(encoder: TreeEncoder, storage: KeyedEncodingStorage, model: ModelInfo?)
+}
+
+/// Makes ``TreeEncoder``'s keyed containers (see ``KeyedContainerMakers``).
+final class TreeKeyedEncodingContainerMaker<Key: CodingKey>: KeyedContainerMaker {
+    private let containerType: any KeyedEncodingContainerOverStorage<Key>.Type
+
+    init(_ containerType: any KeyedEncodingContainerOverStorage<Key>.Type) {
+        self.containerType = containerType
+        super.init(keyType: ObjectIdentifier(Key.self))
+    }
+
+    @inline(__always)
+    func container(encoder: TreeEncoder, storage: KeyedEncodingStorage, model: ModelInfo?)
+        -> KeyedEncodingContainer<Key>
+    {
+        Self.make(containerType, encoder: encoder, storage: storage, model: model)
+    }
+
+    /// Generic over the container type, which the existential passes in with its conformance.
+    private static func make<Container: KeyedEncodingContainerOverStorage<Key>>(
+        _ type: Container.Type, encoder: TreeEncoder, storage: KeyedEncodingStorage, model: ModelInfo?
+    ) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(Container(encoder: encoder, storage: storage, model: model))
     }
 }

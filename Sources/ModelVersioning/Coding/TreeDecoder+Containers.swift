@@ -36,15 +36,11 @@ final class KeyedDecodingState {
 /// The keyed container of ``TreeDecoder``. For a model's own container it applies the model's
 /// behaviours: excluded keys read as absent; conditional keys may point to objects that were
 /// never archived, which read as `nil`.
-struct TreeKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+struct TreeKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerOverState {
     let state: KeyedDecodingState
 
-    init(
-        decoder: TreeDecoder, fields: ArchiveDictionary, model: ModelInfo?, object: ArchiveObject?,
-        allowed: Set<String>?, depth: Int
-    ) {
-        state = KeyedDecodingState(
-            decoder: decoder, fields: fields, model: model, object: object, allowed: allowed, depth: depth)
+    init(state: KeyedDecodingState) {
+        self.state = state
     }
 
     private var decoder: TreeDecoder { state.decoder }

@@ -8,6 +8,8 @@ final class DecodingSession {
     // Touched on every model object; never accessed overlappingly (see TreeDecoder).
     @exclusivity(unchecked) var infos: ModelInfoCache
     @exclusivity(unchecked) var graph = DecodingGraph()
+    /// The makers of the keyed containers, by key type.
+    @exclusivity(unchecked) var keyedContainerMakers = KeyedContainerMakers()
     var expandedReferences = 0
 
     init(registry: ModelRegistry, options: DecodingOptions, root: ArchiveValue) {
@@ -193,19 +195,21 @@ final class TreeDecoder: Decoder {
     // MARK: Decoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        let state: KeyedDecodingState
         switch currentValue {
         case .dictionary(let fields):
-            return KeyedDecodingContainer(
-                TreeKeyedDecodingContainer<Key>(
-                    decoder: self, fields: fields, model: nil, object: nil, allowed: currentAllowed, depth: depth))
+            state = KeyedDecodingState(
+                decoder: self, fields: fields, model: nil, object: nil, allowed: currentAllowed, depth: depth)
         case .object(let object):
-            return KeyedDecodingContainer(
-                TreeKeyedDecodingContainer<Key>(
-                    decoder: self, fields: object.fields, model: currentModel, object: currentObject ?? object,
-                    allowed: currentAllowed, depth: depth))
+            state = KeyedDecodingState(
+                decoder: self, fields: object.fields, model: currentModel, object: currentObject ?? object,
+                allowed: currentAllowed, depth: depth)
         default:
             throw mismatch(expected: "a keyed container (a dictionary or an object)", found: currentValue)
         }
+        return session.keyedContainerMakers.maker(keyedBy: Key.self) {
+            TreeKeyedDecodingContainerMaker<Key>(TreeKeyedDecodingContainer<Key>.self)
+        }.container(state)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

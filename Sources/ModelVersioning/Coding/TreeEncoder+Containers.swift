@@ -3,7 +3,7 @@ import Foundation
 /// The keyed container of ``TreeEncoder``. For a model's own container it applies the model's
 /// encoding behaviours: excluded keys are skipped, conditional keys become conditional
 /// references.
-struct TreeKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+struct TreeKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerOverStorage {
     let encoder: TreeEncoder
     let storage: KeyedEncodingStorage
     let model: ModelInfo?
@@ -112,8 +112,7 @@ struct TreeKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
         storage.appendNested(.keyed(nested), forKey: key.stringValue)
         let child = TreeEncoder(
             session: encoder.session, parent: encoder, key: key, depth: encoder.depth + 1, model: nil)
-        return KeyedEncodingContainer(
-            TreeKeyedEncodingContainer<NestedKey>(encoder: child, storage: nested, model: nil))
+        return child.keyedContainer(storage: nested, keyedBy: NestedKey.self)
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -198,8 +197,7 @@ struct TreeUnkeyedEncodingContainer: UnkeyedEncodingContainer {
         let child = TreeEncoder(
             session: encoder.session, parent: encoder, key: nextKey, depth: encoder.depth + 1, model: nil)
         storage.appendNested(.keyed(nested))
-        return KeyedEncodingContainer(
-            TreeKeyedEncodingContainer<NestedKey>(encoder: child, storage: nested, model: nil))
+        return child.keyedContainer(storage: nested, keyedBy: NestedKey.self)
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {

@@ -5,6 +5,8 @@ final class EncodingSession {
     // Touched on every model object; never accessed overlappingly (one run, one thread).
     @exclusivity(unchecked) var infos: ModelInfoCache
     @exclusivity(unchecked) var graph = EncodingGraph()
+    /// The makers of the keyed containers, by key type.
+    @exclusivity(unchecked) var keyedContainerMakers = KeyedContainerMakers()
     /// The last key sequence each model wrote, known to hold no key twice: a model writes the
     /// same keys for every instance, so checking a new object against it is one comparison per
     /// key instead of one per pair of keys.
@@ -124,7 +126,17 @@ final class TreeEncoder: Encoder {
             keyed = session.keyedStorage(for: Key.self, depth: depth)
             storage = .keyed(keyed)
         }
-        return KeyedEncodingContainer(TreeKeyedEncodingContainer<Key>(encoder: self, storage: keyed, model: model))
+        return keyedContainer(storage: keyed, keyedBy: Key.self)
+    }
+
+    /// A keyed container that fills `storage` for this encoder's value (made by the session's
+    /// makers, see ``KeyedContainerMakers``).
+    func keyedContainer<Key: CodingKey>(storage: KeyedEncodingStorage, keyedBy type: Key.Type)
+        -> KeyedEncodingContainer<Key>
+    {
+        session.keyedContainerMakers.maker(keyedBy: Key.self) {
+            TreeKeyedEncodingContainerMaker<Key>(TreeKeyedEncodingContainer<Key>.self)
+        }.container(encoder: self, storage: storage, model: model)
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
