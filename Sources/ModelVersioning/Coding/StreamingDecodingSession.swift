@@ -441,27 +441,33 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
     /// order cost one comparison each).
     @inline(__always)
     func find(_ name: String) -> StreamingJSONDecoder.ValueRef? {
+        // The key's bytes where they are (no copy of the string, so no retain); a string that
+        // has no contiguous UTF-8 (bridged) is made contiguous first.
+        if let found = name.utf8.withContiguousStorageIfAvailable({ find(utf8: $0) }) { return found }
         var name = name
-        return name.withUTF8 { key in
-            withUnsafeMutablePointers { header, members -> StreamingJSONDecoder.ValueRef? in
-                let count = header.pointee.count
-                guard count > 0 else { return nil }
-                let length = key.count
-                let keys = header.pointee.keys
-                var index = header.pointee.hint < count ? header.pointee.hint : 0
-                for _ in 0..<count {
-                    let member = members[index]
-                    if Int(member.keyLength) == length
-                        && Self.equal(keys + Int(member.keyStart), key.baseAddress, length: length)
-                    {
-                        header.pointee.hint = index &+ 1
-                        return StreamingJSONDecoder.ValueRef(offset: Int(member.value), ordinal: Int(member.ordinal))
-                    }
-                    index &+= 1
-                    if index == count { index = 0 }
+        return name.withUTF8 { find(utf8: $0) }
+    }
+
+    @inline(__always)
+    private func find(utf8 key: UnsafeBufferPointer<UInt8>) -> StreamingJSONDecoder.ValueRef? {
+        withUnsafeMutablePointers { header, members -> StreamingJSONDecoder.ValueRef? in
+            let count = header.pointee.count
+            guard count > 0 else { return nil }
+            let length = key.count
+            let keys = header.pointee.keys
+            var index = header.pointee.hint < count ? header.pointee.hint : 0
+            for _ in 0..<count {
+                let member = members[index]
+                if Int(member.keyLength) == length
+                    && Self.equal(keys + Int(member.keyStart), key.baseAddress, length: length)
+                {
+                    header.pointee.hint = index &+ 1
+                    return StreamingJSONDecoder.ValueRef(offset: Int(member.value), ordinal: Int(member.ordinal))
                 }
-                return nil
+                index &+= 1
+                if index == count { index = 0 }
             }
+            return nil
         }
     }
 
