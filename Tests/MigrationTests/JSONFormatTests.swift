@@ -334,6 +334,83 @@ struct JSONFormatTests {
         #expect(accepted > 100)
     }
 
+    /// The keys the structural pass recorded for `bytes`, as it will hand them to the decoder:
+    /// each entry's key bytes when its length is known, `nil` otherwise (an element, or a key the
+    /// decoder reads itself); `nil` when the pass does not vouch for the text.
+    private func recordedKeys(_ bytes: [UInt8]) -> [String?]? {
+        bytes.withUnsafeBufferPointer { buffer -> [String?]? in
+            guard let base = buffer.baseAddress,
+                let structure = JSONStructure.scan(base, count: buffer.count, limits: .default)
+            else { return nil }
+            return (0..<structure.entries.count).map { index in
+                let length = structure.keyLengths[index]
+                guard length != JSONStructure.unknownKeyLength else { return nil }
+                let start = Int(structure.entries[index]) + 1
+                // The recorded key ends at a quote, and is exactly what the reader reads there.
+                guard start + Int(length) < buffer.count, buffer[start + Int(length)] == UInt8(ascii: "\"") else {
+                    return "<no closing quote>"
+                }
+                return String(decoding: buffer[start..<(start + Int(length))], as: UTF8.self)
+            }
+        }
+    }
+
+    @Test("expected keys: objects that repeat the last object's keys, or almost, are judged as if new")
+    func keyTemplates() throws {
+        // Variants of a key at one place: equal, one byte off at the start, middle or end, longer,
+        // shorter, escaped, spaced before the colon, empty, and long ones past each word.
+        let long = "abcdefghijklmnopqrstu"  // 21 bytes: three words with its quotes and colon
+        // Keys as they appear between the quotes; those with a backslash are escaped.
+        let variants = [
+            "id", "ie", "jd", "idx", "i", "", #"i\u0064"#, #"id\""#, long, "abcdefghXjklmnopqrstu",
+            "abcdefghijklmnopXrstu", "abcdefghijklmnopqrstX", long + "vwxyz12", "$type", "$typf", "$version",
+            // The long key's length, escaped where only the second or the third word sees it.
+            #"abcdefghijklmnop\"stu"#, #"abcdefgh\"klmnopqrstu"#, #"i\""#,
+        ]
+        var random = SplitMix64(seed: 0x7E3)
+        for _ in 0..<300 {
+            var text = "["
+            var expected: [String?] = []
+            for object in 0..<Int.random(in: 1...8, using: &random) {
+                if object > 0 { text += "," }
+                text += "{"
+                expected.append(nil)  // the object, an element of the array
+                var used: Set<String> = []
+                for member in 0..<Int.random(in: 1...4, using: &random) {
+                    // Mostly the same key per place, so that templates form and are then broken.
+                    var key =
+                        Int.random(in: 0..<4, using: &random) == 0
+                        ? variants.randomElement(using: &random)! : ["id", long, "$type", "x"][member]
+                    // No key twice, as the reader reads it (it rejects that).
+                    if used.contains(key == #"i\u0064"# ? "id" : key) { key = "k\(member)" }
+                    used.insert(key == #"i\u0064"# ? "id" : key)
+                    text += (member > 0 ? "," : "") + "\"" + key + "\""
+                    text += Int.random(in: 0..<6, using: &random) == 0 ? " : " : ":"
+                    text += "\(member)"
+                    // Plain keys are recorded with their length; escaped ones are left to the decoder.
+                    expected.append(key.contains("\\") ? nil : key)
+                }
+                text += "}"
+            }
+            text += "]"
+            let bytes = Array(text.utf8)
+            let keys = try #require(recordedKeys(bytes), "\(text)")
+            #expect(keys == expected, "\(text)")
+            #expect(throws: Never.self, "\(text)") { _ = try read(bytes: bytes) }
+            // Cut short anywhere, or with a key's closing quote dropped, it is rejected as the
+            // reader rejects it.
+            let cut = Int.random(in: 1..<bytes.count, using: &random)
+            #expect(recordedKeys(Array(bytes[..<cut])) == nil)
+            if let quote = bytes.indices.filter({ bytes[$0] == UInt8(ascii: ":") }).randomElement(using: &random) {
+                var broken = bytes
+                broken.remove(at: quote - 1)
+                let accepted = recordedKeys(broken) != nil
+                let readable = (try? read(bytes: broken)) != nil
+                #expect(!accepted || readable, "\(String(decoding: broken, as: UTF8.self))")
+            }
+        }
+    }
+
     @Test("the structural pass skips a plain number exactly where the number reader stops, and only then")
     func plainNumbers() {
         var random = SplitMix64(seed: 0x2A)

@@ -465,18 +465,18 @@ struct StreamingDecoderTests {
             }
             first.initialize(from: bytes, count: length)
             second.initialize(from: bytes, count: length)
-            #expect(StreamingObject.equal(first, second, length: length), "length \(length)")
+            #expect(JSONText.equal(first, second, length: length), "length \(length)")
             for position in 0..<length {
                 second[position] ^= 0x01
-                #expect(!StreamingObject.equal(first, second, length: length), "length \(length), at \(position)")
+                #expect(!JSONText.equal(first, second, length: length), "length \(length), at \(position)")
                 second[position] ^= 0x81
-                #expect(!StreamingObject.equal(first, second, length: length), "length \(length), at \(position)")
+                #expect(!JSONText.equal(first, second, length: length), "length \(length), at \(position)")
                 second[position] ^= 0x80
             }
         }
-        #expect(StreamingObject.equal(UnsafePointer(bitPattern: 1)!, nil, length: 0))
+        #expect(JSONText.equal(UnsafePointer(bitPattern: 1)!, nil, length: 0))
         let one: [UInt8] = [7]
-        one.withUnsafeBufferPointer { #expect(!StreamingObject.equal($0.baseAddress!, nil, length: 1)) }
+        one.withUnsafeBufferPointer { #expect(!JSONText.equal($0.baseAddress!, nil, length: 1)) }
     }
 
     @Test("an object's repeated key is found at any position, for few keys, some and many")

@@ -274,7 +274,7 @@ final class StreamingDecodingSession {
             var cached = lastTypeName
             let same = cached.withUTF8 { utf8 in
                 utf8.count == length
-                    && StreamingObject.equal(text.bytes + contentStart, utf8.baseAddress, length: length)
+                    && JSONText.equal(text.bytes + contentStart, utf8.baseAddress, length: length)
             }
             if same { return cached }
         }
@@ -459,7 +459,7 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
             for _ in 0..<count {
                 let member = members[index]
                 if Int(member.keyLength) == length
-                    && Self.equal(keys + Int(member.keyStart), key.baseAddress, length: length)
+                    && JSONText.equal(keys + Int(member.keyStart), key.baseAddress, length: length)
                 {
                     header.pointee.hint = index &+ 1
                     return StreamingJSONDecoder.ValueRef(offset: Int(member.value), ordinal: Int(member.ordinal))
@@ -468,27 +468,6 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
                 if index == count { index = 0 }
             }
             return nil
-        }
-    }
-
-    /// Whether `length` bytes at `first` and `second` are equal (any two empty runs are, and a
-    /// missing `second` holds none). Keys are short: up to 16 bytes are compared as two words
-    /// (or halves, quarters) that overlap in the middle, reading no byte outside the runs;
-    /// longer ones go to `memcmp`.
-    @inline(__always)
-    static func equal(_ first: UnsafePointer<UInt8>, _ second: UnsafePointer<UInt8>?, length: Int) -> Bool {
-        guard length > 0 else { return true }
-        guard let second else { return false }
-        @inline(__always) func same<Word: FixedWidthInteger>(_ type: Word.Type, at offset: Int) -> Bool {
-            UnsafeRawPointer(first + offset).loadUnaligned(as: Word.self)
-                == UnsafeRawPointer(second + offset).loadUnaligned(as: Word.self)
-        }
-        switch length {
-        case 1: return first[0] == second[0]
-        case 2...3: return same(UInt16.self, at: 0) && same(UInt16.self, at: length &- 2)
-        case 4...7: return same(UInt32.self, at: 0) && same(UInt32.self, at: length &- 4)
-        case 8...16: return same(UInt64.self, at: 0) && same(UInt64.self, at: length &- 8)
-        default: return memcmp(first, second, length) == 0
         }
     }
 
@@ -519,7 +498,7 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
                 let key = members[later]
                 let start = bytes + Int(key.keyStart)
                 for earlier in 0..<later where members[earlier].keyLength == key.keyLength {
-                    if Self.equal(bytes + Int(members[earlier].keyStart), start, length: Int(key.keyLength)) {
+                    if JSONText.equal(bytes + Int(members[earlier].keyStart), start, length: Int(key.keyLength)) {
                         return true
                     }
                 }

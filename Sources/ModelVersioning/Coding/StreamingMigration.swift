@@ -136,7 +136,7 @@ final class StreamingMigration {
                 let member = object.member(at: index)
                 let length = archivedLengths[index]
                 guard Int(member.keyLength) == length,
-                    StreamingObject.equal(
+                    JSONText.equal(
                         base + Int(member.keyStart), expected.baseAddress.map { $0 + offset }, length: length)
                 else { return false }
                 offset &+= length

@@ -79,6 +79,56 @@ struct JSONStructure {
         case none, type, version
     }
 
+    /// A key the scanner expects: the key at the same place in the last object read at the same
+    /// depth. Objects of one type repeat their keys in one order, so the next key is checked by
+    /// comparing its bytes with that key's as one or two machine words, not scanned and judged
+    /// again: the same bytes are the same valid key.
+    private struct KeyTemplate {
+        /// The first 8 bytes of the key's text from its opening quote (`"id":`), masked to
+        /// ``size``; the last 8 when there are more than 8, and bytes 8–15 when more than 16.
+        var head: UInt64
+        var middle: UInt64
+        var tail: UInt64
+        var headMask: UInt64
+        /// The bytes compared: the quoted key (plain: ASCII, no escapes, at most 22 bytes), and
+        /// its colon when it follows the quote at once. 0 when there is no key.
+        var size: UInt8
+        var length: UInt8
+        var hasColon: Bool
+        var markup: Markup
+
+        static let none = KeyTemplate(
+            head: 0, middle: 0, tail: 0, headMask: 0, size: 0, length: 0, hasColon: false, markup: .none)
+
+        /// The template of the plain key of `length` bytes whose quote is at `offset`, or
+        /// ``none`` when the text after it is too short to load words from or the key too long.
+        static func make(_ text: JSONText, offset: Int, length: Int, markup: Markup) -> KeyTemplate {
+            let hasColon = text.byte(at: offset &+ length &+ 2) == UInt8(ascii: ":")
+            let size = length &+ (hasColon ? 3 : 2)
+            guard size <= 24, text.end &- offset >= Swift.max(size, 8) else { return .none }
+            let headMask: UInt64 = size >= 8 ? ~0 : (1 &<< UInt64(truncatingIfNeeded: size &* 8)) &- 1
+            return KeyTemplate(
+                head: text.word(at: offset) & headMask, middle: size > 16 ? text.word(at: offset &+ 8) : 0,
+                tail: size > 8 ? text.word(at: offset &+ size &- 8) : 0,
+                headMask: headMask, size: UInt8(truncatingIfNeeded: size), length: UInt8(truncatingIfNeeded: length),
+                hasColon: hasColon, markup: markup)
+        }
+
+        /// Whether the text at `offset` starts with this key.
+        @inline(__always)
+        func matches(_ text: JSONText, at offset: Int) -> Bool {
+            let size = Int(self.size)
+            guard size > 0, text.end &- offset >= Swift.max(size, 8) else { return false }
+            guard text.word(at: offset) & headMask == head else { return false }
+            return size <= 8
+                || (text.word(at: offset &+ size &- 8) == tail && (size <= 16 || text.word(at: offset &+ 8) == middle))
+        }
+    }
+
+    /// The keys expected per object (the first ones), and the depths they are kept for.
+    private static let templateWidth = 16
+    private static let templateDepth = 32
+
     private struct Scanner {
         let text: JSONText
         let maxDepth: Int
@@ -94,6 +144,9 @@ struct JSONStructure {
         let keyLengths: FlatBuffer<UInt8>
         /// The containers still open, innermost last.
         let open: FlatBuffer<Open>
+        /// The expected keys (see ``KeyTemplate``): ``JSONStructure/templateWidth`` per depth,
+        /// for the depths an object was opened at so far.
+        let keyTemplates: FlatBuffer<KeyTemplate>
 
         init(bytes: UnsafePointer<UInt8>, end: Int, limits: ArchiveLimits, stopsAt: ObjectCheck?) {
             text = JSONText(bytes: bytes, end: end)
@@ -110,6 +163,7 @@ struct JSONStructure {
             entries = FlatBuffer(capacity: end / 8)
             keyLengths = FlatBuffer(capacity: end / 8)
             open = FlatBuffer(capacity: 64)
+            keyTemplates = FlatBuffer(capacity: 4 * JSONStructure.templateWidth)
         }
 
         mutating func run() -> Bool {
@@ -137,7 +191,11 @@ struct JSONStructure {
                     position = text.skipWhitespace(from: position &+ 1)
                     if text.byte(at: position) != (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                         if isObject {
-                            guard readKeyAndColon() else { return false }
+                            let templates = open.count &* JSONStructure.templateWidth
+                            if open.count <= JSONStructure.templateDepth && keyTemplates.count < templates {
+                                repeat { keyTemplates.append(.none) } while keyTemplates.count < templates
+                            }
+                            guard readKeyAndColon(index: 0) else { return false }
                         }
                         inArray = !isObject
                         continue valueLoop
@@ -192,7 +250,7 @@ struct JSONStructure {
                     if next == UInt8(ascii: ",") {
                         position = text.skipWhitespace(from: position &+ 1)
                         if isObject {
-                            guard readKeyAndColon() else { return false }
+                            guard readKeyAndColon(index: open[last].count) else { return false }
                         }
                         inArray = !isObject
                         continue valueLoop
@@ -221,21 +279,51 @@ struct JSONStructure {
             position &+= 1
         }
 
-        /// Reads `"key" :` and the whitespace after it.
+        /// Reads `"key" :`, the `index`th key of the innermost object, and the whitespace after
+        /// it.
         @inline(__always)
-        private mutating func readKeyAndColon() -> Bool {
+        private mutating func readKeyAndColon(index: Int) -> Bool {
             entries.append(UInt32(truncatingIfNeeded: position))
-            guard text.byte(at: position) == UInt8(ascii: "\"") else { return false }
+            let slot = (open.count &- 1) &* JSONStructure.templateWidth &+ index
+            let templated = index < JSONStructure.templateWidth && slot < keyTemplates.count
+            if templated {
+                let template = keyTemplates[slot]
+                if template.matches(text, at: position) {
+                    keyLengths.append(template.length)
+                    markup = template.markup
+                    position &+= Int(template.size)
+                    if !template.hasColon {
+                        position = text.skipWhitespace(from: position)
+                        guard text.byte(at: position) == UInt8(ascii: ":") else { return false }
+                        position &+= 1
+                    }
+                    position = text.skipWhitespace(from: position)
+                    return true
+                }
+            }
+            guard let next = readKey(slot: templated ? slot : -1) else { return false }
+            position = text.skipWhitespace(from: next)
+            guard text.byte(at: position) == UInt8(ascii: ":") else { return false }
+            position = text.skipWhitespace(from: position &+ 1)
+            return true
+        }
+
+        /// Reads the key at `position` without a template, and keeps it as the template of
+        /// `slot` (-1: none): the offset after its closing quote, `nil` when it is invalid.
+        private mutating func readKey(slot: Int) -> Int? {
+            guard text.byte(at: position) == UInt8(ascii: "\"") else { return nil }
             let (stop, bits) = text.scanString(from: position &+ 1)
             let next: Int
+            var plainLength = -1
             if stop < text.end && text.bytes[stop] == UInt8(ascii: "\"") && bits & 0x8080_8080_8080_8080 == 0 {
                 let length = stop &- position &- 1
-                guard length <= maxStringLength else { return false }
+                guard length <= maxStringLength else { return nil }
                 keyLengths.append(length < 255 ? UInt8(truncatingIfNeeded: length) : JSONStructure.unknownKeyLength)
+                plainLength = length
                 next = stop &+ 1
             } else {
                 guard let end = text.validatedStringEnd(from: position, maxLength: maxStringLength) else {
-                    return false
+                    return nil
                 }
                 keyLengths.append(JSONStructure.unknownKeyLength)
                 next = end
@@ -247,11 +335,13 @@ struct JSONStructure {
                 default: break
                 }
             }
-            position = text.skipWhitespace(from: next)
-            guard text.byte(at: position) == UInt8(ascii: ":") else { return false }
-            position = text.skipWhitespace(from: position &+ 1)
-            return true
+            if slot >= 0 {
+                keyTemplates[slot] =
+                    plainLength >= 0 ? .make(text, offset: position, length: plainLength, markup: markup) : .none
+            }
+            return next
         }
+
     }
 }
 
@@ -261,6 +351,33 @@ struct JSONStructure {
 struct JSONText {
     let bytes: UnsafePointer<UInt8>
     let end: Int
+
+    /// Whether `length` bytes at `first` and `second` are equal (any two empty runs are, and a
+    /// missing `second` holds none). Keys are short: up to 16 bytes are compared as two words
+    /// (or halves, quarters) that overlap in the middle, reading no byte outside the runs;
+    /// longer ones go to `memcmp`.
+    @inline(__always)
+    static func equal(_ first: UnsafePointer<UInt8>, _ second: UnsafePointer<UInt8>?, length: Int) -> Bool {
+        guard length > 0 else { return true }
+        guard let second else { return false }
+        @inline(__always) func same<Word: FixedWidthInteger>(_ type: Word.Type, at offset: Int) -> Bool {
+            UnsafeRawPointer(first + offset).loadUnaligned(as: Word.self)
+                == UnsafeRawPointer(second + offset).loadUnaligned(as: Word.self)
+        }
+        switch length {
+        case 1: return first[0] == second[0]
+        case 2...3: return same(UInt16.self, at: 0) && same(UInt16.self, at: length &- 2)
+        case 4...7: return same(UInt32.self, at: 0) && same(UInt32.self, at: length &- 4)
+        case 8...16: return same(UInt64.self, at: 0) && same(UInt64.self, at: length &- 8)
+        default: return memcmp(first, second, length) == 0
+        }
+    }
+
+    /// The 8 bytes at `offset` as a little-endian word; the caller checks that they are there.
+    @inline(__always)
+    func word(at offset: Int) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(bytes + offset).loadUnaligned(as: UInt64.self))
+    }
 
     /// The byte at `offset`, or 0 at and past the end (0 is invalid everywhere it is read).
     @inline(__always)
