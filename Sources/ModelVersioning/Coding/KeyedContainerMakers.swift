@@ -12,17 +12,19 @@ import Foundation
 /// A maker holds `MyContainer<Key>` and its conformance, looked up once, as an existential
 /// metatype of a protocol with the container's initializer, and makes containers in a function
 /// generic over the container type: the existential passes both in, and only the box is looked
-/// up. Each coder has its own protocol and maker (``StreamingKeyedDecodingContainerMaker``,
-/// ``StreamingKeyedEncodingContainerMaker``, ``TreeKeyedDecodingContainerMaker``,
-/// ``TreeKeyedEncodingContainerMaker``): one protocol with the initializer's arguments as an
-/// associated type measured slower.
+/// up. A container says what it is made from (its `Parts`: the object it reads, the encoder and
+/// where it writes) by conforming to ``MadeKeyedDecodingContainer`` or
+/// ``MadeKeyedEncodingContainer``; the two makers differ only in the box they wrap it in.
 ///
 /// ```swift
 /// let maker = makers.maker(keyedBy: Key.self) {
-///     StreamingKeyedDecodingContainerMaker<Key>(StreamingKeyedDecodingContainer<Key>.self)
+///     KeyedDecodingContainerMaker(StreamingKeyedDecodingContainer<Key>.self)
 /// }
-/// return maker.container(object)
+/// return maker.container(consume object)
 /// ```
+///
+/// Hand over parts the caller is done with by `consume`: passed as a generic `Parts`, a class
+/// reference is otherwise copied, a retain and a release per container.
 ///
 /// A table holds makers of one kind only: the one filed under a key type is the one the
 /// `make` closure made for it.
@@ -60,121 +62,64 @@ class KeyedContainerMaker {
     }
 }
 
-// MARK: - Streaming decoder
+// MARK: - Decoding
 
-/// A keyed decoding container over a ``StreamingObject`` (``StreamingKeyedDecodingContainer``).
-protocol KeyedDecodingContainerOverObject<Key>: KeyedDecodingContainerProtocol {
-    init(object: consuming StreamingObject)
+/// A keyed decoding container made from its coder's `Parts` (what the coder hands a new
+/// container: the object it reads, its state).
+protocol MadeKeyedDecodingContainer<Key, Parts>: KeyedDecodingContainerProtocol {
+    associatedtype Parts
+    init(parts: consuming Parts)
 }
 
-/// Makes ``StreamingJSONDecoder``'s keyed containers (see ``KeyedContainerMakers``).
-final class StreamingKeyedDecodingContainerMaker<Key: CodingKey>: KeyedContainerMaker {
-    private let containerType: any KeyedDecodingContainerOverObject<Key>.Type
+/// Makes the keyed decoding containers of one key type (see ``KeyedContainerMakers``).
+final class KeyedDecodingContainerMaker<Key: CodingKey, Parts>: KeyedContainerMaker {
+    private let containerType: any MadeKeyedDecodingContainer<Key, Parts>.Type
 
-    init(_ containerType: any KeyedDecodingContainerOverObject<Key>.Type) {
+    init(_ containerType: any MadeKeyedDecodingContainer<Key, Parts>.Type) {
         self.containerType = containerType
         super.init(keyType: ObjectIdentifier(Key.self))
     }
 
     @inline(__always)
-    func container(_ object: consuming StreamingObject) -> KeyedDecodingContainer<Key> {
-        Self.make(containerType, object)
+    func container(_ parts: consuming Parts) -> KeyedDecodingContainer<Key> {
+        Self.make(containerType, consume parts)
     }
 
     /// Generic over the container type, which the existential passes in with its conformance.
-    private static func make<Container: KeyedDecodingContainerOverObject<Key>>(
-        _ type: Container.Type, _ object: consuming StreamingObject
+    private static func make<Container: MadeKeyedDecodingContainer<Key, Parts>>(
+        _ type: Container.Type, _ parts: consuming Parts
     ) -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(Container(object: object))
+        KeyedDecodingContainer(Container(parts: consume parts))
     }
 }
 
-// MARK: - Streaming encoder
+// MARK: - Encoding
 
-/// A keyed encoding container that writes into a level of a ``StreamingJSONEncoder``
-/// (``StreamingKeyedEncodingContainer``).
-protocol KeyedEncodingContainerOverLevel<Key>: KeyedEncodingContainerProtocol {
-    init(encoder: StreamingJSONEncoder, serial: Int, model: ModelInfo?)
+/// A keyed encoding container made from its coder's `Parts` (the encoder, where it writes, the
+/// model whose behaviours it applies).
+protocol MadeKeyedEncodingContainer<Key, Parts>: KeyedEncodingContainerProtocol {
+    associatedtype Parts
+    init(parts: consuming Parts)
 }
 
-/// Makes ``StreamingJSONEncoder``'s keyed containers (see ``KeyedContainerMakers``).
-final class StreamingKeyedEncodingContainerMaker<Key: CodingKey>: KeyedContainerMaker {
-    private let containerType: any KeyedEncodingContainerOverLevel<Key>.Type
+/// Makes the keyed encoding containers of one key type (see ``KeyedContainerMakers``).
+final class KeyedEncodingContainerMaker<Key: CodingKey, Parts>: KeyedContainerMaker {
+    private let containerType: any MadeKeyedEncodingContainer<Key, Parts>.Type
 
-    init(_ containerType: any KeyedEncodingContainerOverLevel<Key>.Type) {
+    init(_ containerType: any MadeKeyedEncodingContainer<Key, Parts>.Type) {
         self.containerType = containerType
         super.init(keyType: ObjectIdentifier(Key.self))
     }
 
     @inline(__always)
-    func container(encoder: StreamingJSONEncoder, serial: Int, model: ModelInfo?) -> KeyedEncodingContainer<Key> {
-        Self.make(containerType, encoder: encoder, serial: serial, model: model)
+    func container(_ parts: consuming Parts) -> KeyedEncodingContainer<Key> {
+        Self.make(containerType, consume parts)
     }
 
     /// Generic over the container type, which the existential passes in with its conformance.
-    private static func make<Container: KeyedEncodingContainerOverLevel<Key>>(
-        _ type: Container.Type, encoder: StreamingJSONEncoder, serial: Int, model: ModelInfo?
+    private static func make<Container: MadeKeyedEncodingContainer<Key, Parts>>(
+        _ type: Container.Type, _ parts: consuming Parts
     ) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(Container(encoder: encoder, serial: serial, model: model))
-    }
-}
-
-// MARK: - Tree decoder
-
-/// A keyed decoding container over a ``KeyedDecodingState`` (``TreeKeyedDecodingContainer``).
-protocol KeyedDecodingContainerOverState<Key>: KeyedDecodingContainerProtocol {
-    init(state: KeyedDecodingState)
-}
-
-/// Makes ``TreeDecoder``'s keyed containers (see ``KeyedContainerMakers``).
-final class TreeKeyedDecodingContainerMaker<Key: CodingKey>: KeyedContainerMaker {
-    private let containerType: any KeyedDecodingContainerOverState<Key>.Type
-
-    init(_ containerType: any KeyedDecodingContainerOverState<Key>.Type) {
-        self.containerType = containerType
-        super.init(keyType: ObjectIdentifier(Key.self))
-    }
-
-    @inline(__always)
-    func container(_ state: KeyedDecodingState) -> KeyedDecodingContainer<Key> {
-        Self.make(containerType, state)
-    }
-
-    /// Generic over the container type, which the existential passes in with its conformance.
-    private static func make<Container: KeyedDecodingContainerOverState<Key>>(
-        _ type: Container.Type, _ state: KeyedDecodingState
-    ) -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(Container(state: state))
-    }
-}
-
-// MARK: - Tree encoder
-
-/// A keyed encoding container that fills a ``KeyedEncodingStorage`` (``TreeKeyedEncodingContainer``).
-protocol KeyedEncodingContainerOverStorage<Key>: KeyedEncodingContainerProtocol {
-    init(encoder: TreeEncoder, storage: KeyedEncodingStorage, model: ModelInfo?)
-}
-
-/// Makes ``TreeEncoder``'s keyed containers (see ``KeyedContainerMakers``).
-final class TreeKeyedEncodingContainerMaker<Key: CodingKey>: KeyedContainerMaker {
-    private let containerType: any KeyedEncodingContainerOverStorage<Key>.Type
-
-    init(_ containerType: any KeyedEncodingContainerOverStorage<Key>.Type) {
-        self.containerType = containerType
-        super.init(keyType: ObjectIdentifier(Key.self))
-    }
-
-    @inline(__always)
-    func container(encoder: TreeEncoder, storage: KeyedEncodingStorage, model: ModelInfo?)
-        -> KeyedEncodingContainer<Key>
-    {
-        Self.make(containerType, encoder: encoder, storage: storage, model: model)
-    }
-
-    /// Generic over the container type, which the existential passes in with its conformance.
-    private static func make<Container: KeyedEncodingContainerOverStorage<Key>>(
-        _ type: Container.Type, encoder: TreeEncoder, storage: KeyedEncodingStorage, model: ModelInfo?
-    ) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(Container(encoder: encoder, storage: storage, model: model))
+        KeyedEncodingContainer(Container(parts: consume parts))
     }
 }

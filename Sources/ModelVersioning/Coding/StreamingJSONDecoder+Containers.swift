@@ -3,12 +3,12 @@ import Foundation
 /// The keyed container of ``StreamingJSONDecoder``: ``TreeKeyedDecodingContainer``'s rules
 /// (excluded keys read as absent, allow lists per key, absent-key values) over an object's
 /// members in the text. What it cannot answer ends the run.
-struct StreamingKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerOverObject {
+struct StreamingKeyedDecodingContainer<Key: CodingKey>: MadeKeyedDecodingContainer {
     let object: StreamingObject
 
     /// A container over `object`, whose header ``StreamingObject/attach(to:model:allowed:depth:)``
     /// has set.
-    init(object: consuming StreamingObject) {
+    init(parts object: consuming StreamingObject) {
         self.object = object
     }
 

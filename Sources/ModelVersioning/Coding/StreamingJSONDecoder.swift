@@ -203,8 +203,8 @@ final class StreamingJSONDecoder: Decoder {
         let object = try currentObject()
         object.attach(to: self, model: current.model, allowed: current.allowed, depth: depth)
         return session.keyedContainerMakers.maker(keyedBy: Key.self) {
-            StreamingKeyedDecodingContainerMaker<Key>(StreamingKeyedDecodingContainer<Key>.self)
-        }.container(object)
+            KeyedDecodingContainerMaker(StreamingKeyedDecodingContainer<Key>.self)
+        }.container(consume object)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

@@ -3,11 +3,21 @@ import Foundation
 /// The keyed container of ``StreamingJSONEncoder``: writes each entry as it comes, applying
 /// the model's encoding behaviours as ``TreeKeyedEncodingContainer`` does (excluded keys are
 /// skipped; a conditional reference ends the streaming run).
-struct StreamingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerOverLevel {
+struct StreamingKeyedEncodingContainer<Key: CodingKey>: MadeKeyedEncodingContainer {
     let encoder: StreamingJSONEncoder
     /// The frame it writes into (see ``StreamingJSONEncoder``).
     let serial: Int
     let model: ModelInfo?
+
+    init(encoder: StreamingJSONEncoder, serial: Int, model: ModelInfo?) {
+        self.encoder = encoder
+        self.serial = serial
+        self.model = model
+    }
+
+    init(parts: consuming (encoder: StreamingJSONEncoder, serial: Int, model: ModelInfo?)) {
+        (encoder, serial, model) = parts
+    }
 
     var codingPath: [any CodingKey] { encoder.codingPath }
 

@@ -196,8 +196,8 @@ final class StreamingJSONEncoder {
         let serial = openContainer(isArray: false, keyType: ObjectIdentifier(Key.self))
         let model = levels.count > 0 ? levels.lastAddress.pointee.model : nil
         return keyedContainerMakers.maker(keyedBy: Key.self) {
-            StreamingKeyedEncodingContainerMaker<Key>(StreamingKeyedEncodingContainer<Key>.self)
-        }.container(encoder: self, serial: serial, model: model)
+            KeyedEncodingContainerMaker(StreamingKeyedEncodingContainer<Key>.self)
+        }.container((encoder: self, serial: serial, model: model))
     }
 
     /// The unkeyed container of the innermost level.

@@ -36,10 +36,10 @@ final class KeyedDecodingState {
 /// The keyed container of ``TreeDecoder``. For a model's own container it applies the model's
 /// behaviours: excluded keys read as absent; conditional keys may point to objects that were
 /// never archived, which read as `nil`.
-struct TreeKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerOverState {
+struct TreeKeyedDecodingContainer<Key: CodingKey>: MadeKeyedDecodingContainer {
     let state: KeyedDecodingState
 
-    init(state: KeyedDecodingState) {
+    init(parts state: KeyedDecodingState) {
         self.state = state
     }
 

@@ -208,8 +208,8 @@ final class TreeDecoder: Decoder {
             throw mismatch(expected: "a keyed container (a dictionary or an object)", found: currentValue)
         }
         return session.keyedContainerMakers.maker(keyedBy: Key.self) {
-            TreeKeyedDecodingContainerMaker<Key>(TreeKeyedDecodingContainer<Key>.self)
-        }.container(state)
+            KeyedDecodingContainerMaker(TreeKeyedDecodingContainer<Key>.self)
+        }.container(consume state)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

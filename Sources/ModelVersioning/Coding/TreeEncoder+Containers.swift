@@ -3,10 +3,14 @@ import Foundation
 /// The keyed container of ``TreeEncoder``. For a model's own container it applies the model's
 /// encoding behaviours: excluded keys are skipped, conditional keys become conditional
 /// references.
-struct TreeKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerOverStorage {
+struct TreeKeyedEncodingContainer<Key: CodingKey>: MadeKeyedEncodingContainer {
     let encoder: TreeEncoder
     let storage: KeyedEncodingStorage
     let model: ModelInfo?
+
+    init(parts: consuming (encoder: TreeEncoder, storage: KeyedEncodingStorage, model: ModelInfo?)) {
+        (encoder, storage, model) = parts
+    }
 
     var codingPath: [any CodingKey] { encoder.codingPath }
 

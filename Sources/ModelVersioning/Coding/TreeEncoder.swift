@@ -135,8 +135,8 @@ final class TreeEncoder: Encoder {
         -> KeyedEncodingContainer<Key>
     {
         session.keyedContainerMakers.maker(keyedBy: Key.self) {
-            TreeKeyedEncodingContainerMaker<Key>(TreeKeyedEncodingContainer<Key>.self)
-        }.container(encoder: self, storage: storage, model: model)
+            KeyedEncodingContainerMaker(TreeKeyedEncodingContainer<Key>.self)
+        }.container((encoder: self, storage: storage, model: model))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
