@@ -516,7 +516,7 @@ struct JSONParser: ~Copyable {
             throw malformed("unterminated string", at: position, inValue: true)
         }
         guard bytes[stop] == UInt8(ascii: "\"") else {
-            return try readEscapedString(contentStart: contentStart, stop: stop, isKey: false)
+            return try readEscapedString(contentStart: contentStart, stop: stop, highBits: highBits, isKey: false)
         }
         let length = stop &- contentStart
         if length > maxStringLength {
@@ -564,7 +564,7 @@ struct JSONParser: ~Copyable {
         guard bytes[stop] == UInt8(ascii: "\"") else {
             previousKeySlot = nil
             keyPrint = 0
-            key = try readEscapedString(contentStart: contentStart, stop: stop, isKey: true)
+            key = try readEscapedString(contentStart: contentStart, stop: stop, highBits: highBits, isKey: true)
             return JSONKeyCache.Role(of: key)
         }
         let length = stop &- contentStart
@@ -619,13 +619,18 @@ struct JSONParser: ~Copyable {
         }
     }
 
-    /// Continues reading a string at its first backslash or control character (`stop`).
-    private mutating func readEscapedString(contentStart: Int, stop: Int, isKey: Bool) throws -> String {
+    /// Continues reading a string at its first backslash or control character (`stop`);
+    /// `firstHighBits` are ``JSONText/scanString(from:)``'s for the text before it, which is
+    /// validated here like every later segment.
+    private mutating func readEscapedString(
+        contentStart: Int, stop: Int, highBits firstHighBits: UInt64, isKey: Bool
+    ) throws -> String {
         scratch.removeAll(keepingCapacity: true)
         var segmentStart = contentStart
         var cursor = stop
+        // The first segment was scanned by the caller: only its high bits carry over.
+        var highBits: UInt8 = firstHighBits & 0x8080_8080_8080_8080 != 0 ? 0x80 : 0
         while true {
-            var highBits: UInt8 = 0
             var current: UInt8 = 0
             while cursor < end {
                 current = bytes[cursor]
@@ -641,6 +646,7 @@ struct JSONParser: ~Copyable {
                 throw malformed("invalid UTF-8 in a string", at: segmentStart &+ bad, inValue: !isKey)
             }
             scratch.append(contentsOf: segment)
+            highBits = 0
             if current == UInt8(ascii: "\"") {
                 cursor &+= 1
                 break
