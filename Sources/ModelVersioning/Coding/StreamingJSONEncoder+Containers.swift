@@ -9,12 +9,6 @@ struct StreamingKeyedEncodingContainer<Key: CodingKey>: MadeKeyedEncodingContain
     let serial: Int
     let model: ModelInfo?
 
-    init(encoder: StreamingJSONEncoder, serial: Int, model: ModelInfo?) {
-        self.encoder = encoder
-        self.serial = serial
-        self.model = model
-    }
-
     init(parts: consuming (encoder: StreamingJSONEncoder, serial: Int, model: ModelInfo?)) {
         (encoder, serial, model) = parts
     }
@@ -122,7 +116,7 @@ struct StreamingKeyedEncodingContainer<Key: CodingKey>: MadeKeyedEncodingContain
         encoder.markUnsupported()
         return KeyedEncodingContainer(
             StreamingKeyedEncodingContainer<NestedKey>(
-                encoder: encoder, serial: StreamingJSONEncoder.noContainer, model: nil))
+                parts: (encoder: encoder, serial: StreamingJSONEncoder.noContainer, model: nil)))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -248,7 +242,7 @@ struct StreamingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
         encoder.markUnsupported()
         return KeyedEncodingContainer(
             StreamingKeyedEncodingContainer<NestedKey>(
-                encoder: encoder, serial: StreamingJSONEncoder.noContainer, model: nil))
+                parts: (encoder: encoder, serial: StreamingJSONEncoder.noContainer, model: nil)))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
