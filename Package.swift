@@ -16,6 +16,7 @@ let package = Package(
     products: [
         .library(name: "ModelVersioning", targets: ["ModelVersioning"]),
         .library(name: "MigrationRules", targets: ["MigrationRules"]),
+        .library(name: "ArchiveCompatibility", targets: ["ArchiveCompatibility"]),
         .library(name: "ArchiveMigrateKit", targets: ["ArchiveMigrateKit"]),
         .executable(name: "archive-migrate", targets: ["archive-migrate"]),
         .executable(name: "archive-bench", targets: ["archive-bench"]),
@@ -24,7 +25,8 @@ let package = Package(
     targets: [
         .target(name: "MigrationRules"),
         .target(name: "ModelVersioning", dependencies: ["MigrationRules"]),
-        .target(name: "ArchiveMigrateKit", dependencies: ["ModelVersioning"]),
+        .target(name: "ArchiveCompatibility", dependencies: ["ModelVersioning"]),
+        .target(name: "ArchiveMigrateKit", dependencies: ["ArchiveCompatibility"]),
         .executableTarget(name: "archive-migrate", dependencies: ["ArchiveMigrateKit"]),
         .executableTarget(name: "archive-bench", dependencies: ["ModelVersioning"], path: "Benchmarks/archive-bench"),
         // The repository's own sample app, whose shipped archives are in Fixtures/archives/Sketch, and its
@@ -37,7 +39,7 @@ let package = Package(
             name: "MigrationTests",
             // The command-line tools are dependencies so that they are built for the tests that run them.
             dependencies: [
-                "ModelVersioning", "MigrationRules", "ArchiveMigrateKit", "SketchModel", "archive-migrate",
+                "ModelVersioning", "MigrationRules", "ArchiveCompatibility", "ArchiveMigrateKit", "SketchModel", "archive-migrate",
                 "sketch-migrate",
             ]),
     ],

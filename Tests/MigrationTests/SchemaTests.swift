@@ -1,3 +1,4 @@
+import ArchiveCompatibility
 import Foundation
 import ModelVersioning
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import ArchiveCompatibility
 import ModelVersioning
 
 /// `archive-migrate check [DIR]`: the CI gate.

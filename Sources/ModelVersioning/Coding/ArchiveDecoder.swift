@@ -41,10 +41,7 @@ public struct ArchiveDecoder: Sendable {
     ///
     /// - Throws: `ArchiveError`; see the type's discussion.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        if let value = StreamingJSONDecoder.decode(T.self, from: data, with: self) {
-            return value
-        }
-        return try decode(T.self, fromTree: try read(data))
+        try CodingPaths.decode(T.self, from: data, with: self)
     }
 
     /// Upgrades an archive tree and decodes a `T` from it: the root of an envelope, or the tree
@@ -89,7 +86,7 @@ public struct ArchiveDecoder: Sendable {
         try migrate(&tree, recordingSteps: true)
     }
 
-    private func read(_ data: Data) throws -> ArchiveValue {
+    func read(_ data: Data) throws -> ArchiveValue {
         try ArchiveFormat.read(data, options: ArchiveReadingOptions(limits: options.limits)).0
     }
 
@@ -104,9 +101,9 @@ public struct ArchiveDecoder: Sendable {
         return try pass.upgrade(&tree, document: options.document)
     }
 
-    func decodeMigrated<T: Decodable>(_ type: T.Type, from tree: ArchiveValue) throws -> T {
+    package func decodeMigrated<T: Decodable>(_ type: T.Type, from tree: ArchiveValue) throws -> T {
         let root = try ArchiveEnvelope(tree: tree)?.root ?? tree
-        let session = DecodingSession(registry: registry, options: options, root: root)
+        let session = TreeDecodingSession(registry: registry, options: options, root: root)
         let decoder = TreeDecoder(session: session, value: root)
         do {
             return try decoder.unbox(root, as: T.self)

@@ -3,20 +3,20 @@
 ///
 /// A class so that passing it along the hot paths costs one reference count, not a copy of
 /// every member.
-final class ModelInfo: Sendable {
-    let type: any VersionedModel.Type
-    let typeName: String
-    let aliases: [String]
-    let version: Int
-    let isClass: Bool
+package final class ModelInfo: Sendable {
+    package let type: any VersionedModel.Type
+    package let typeName: String
+    package let aliases: [String]
+    package let version: Int
+    package let isClass: Bool
     /// Behaviours by coding key; empty for the common case, which skips every look-up.
-    let behaviors: [String: EncodingBehavior]
+    package let behaviors: [String: EncodingBehavior]
     /// Allowed archive type names by coding key.
-    let allowedTypeNames: [String: Set<String>]
+    package let allowedTypeNames: [String: Set<String>]
     /// Calls `awakeFromArchive()` on a value of exactly this type, in place.
     let awaken: @Sendable (UnsafeMutableRawPointer) throws -> Void
 
-    init(_ type: any VersionedModel.Type) {
+    package init(_ type: any VersionedModel.Type) {
         self.type = type
         self.typeName = type.archiveTypeName
         self.aliases = type.archiveTypeAliases
@@ -36,7 +36,7 @@ final class ModelInfo: Sendable {
 
     /// The behaviour of the property stored under `key`.
     @inline(__always)
-    func behavior(forKey key: String) -> EncodingBehavior {
+    package func behavior(forKey key: String) -> EncodingBehavior {
         behaviors.isEmpty ? .unconditional : behaviors[key] ?? .unconditional
     }
 

@@ -61,6 +61,18 @@ extension Polymorphic: AbsentKeyDecodable {
     }
 }
 
+extension Polymorphic {
+    /// The empty value of a polymorphic container type (`nil` for an optional, an empty array or
+    /// dictionary), or `nil` when `Value` is a single polymorphic value. The schema probe uses it
+    /// to stand in for the container without knowing its element types.
+    package static var emptyContainerValue: Value? {
+        guard let container = Value.self as? any PolymorphicContainer.Type else { return nil }
+        if let absent = container.absentValue as? Value { return absent }
+        if let empty = [Any]() as? Value { return empty }
+        return [String: Any]() as? Value
+    }
+}
+
 extension Polymorphic: Equatable where Value: Equatable {}
 
 extension Polymorphic: Hashable where Value: Hashable {}

@@ -1,4 +1,5 @@
 import Foundation
+import ModelVersioning
 
 /// The committed schema snapshots: one JSON file per model type and version,
 /// `<directory>/<TypeName>/v<N>.json`.

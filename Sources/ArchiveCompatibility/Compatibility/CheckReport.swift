@@ -1,4 +1,5 @@
 import Foundation
+import ModelVersioning
 
 /// The findings of a ``CompatibilityCheck``: one item per schema, migration path and fixture,
 /// printable as text, JSON, JUnit XML or GitHub workflow annotations.

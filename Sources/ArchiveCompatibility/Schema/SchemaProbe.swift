@@ -1,4 +1,5 @@
 import Foundation
+import ModelVersioning
 
 /// Runs a model's `init(from:)` against a decoder that records the keys it asks for (with their
 /// types and optionality) and answers with stand-in values; see ``ModelSchema``.
@@ -82,11 +83,7 @@ protocol SchemaProbeValue {
 
 extension Polymorphic: SchemaProbeValue {
     static func probeValue(key: String, decoder: ProbeDecoder) throws -> Polymorphic<Value> {
-        if let container = Value.self as? any PolymorphicContainer.Type {
-            if let absent = container.absentValue as? Value { return Polymorphic(wrappedValue: absent) }
-            if let empty = [Any]() as? Value { return Polymorphic(wrappedValue: empty) }
-            if let empty = [String: Any]() as? Value { return Polymorphic(wrappedValue: empty) }
-        }
+        if let empty = Polymorphic.emptyContainerValue { return Polymorphic(wrappedValue: empty) }
         for candidate in decoder.root.type.allowedTypes[key] ?? [] {
             let nested = ProbeDecoder(
                 recorder: decoder.recorder, root: decoder.root, prefix: "", recording: false, depth: decoder.depth + 1)

@@ -1,4 +1,5 @@
 import Foundation
+import ModelVersioning
 
 /// The CI gate: refuses a model change that forgot its version bump or its migration, and any
 /// archived fixture that no longer opens.

@@ -1,4 +1,5 @@
 import Foundation
+import ModelVersioning
 
 /// The archived shape of one model type at one version: the snapshot a CI gate compares so that
 /// a model change without a version bump is caught before it ships.
@@ -138,19 +139,4 @@ public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible 
         }
         self.init(typeName: typeName, version: version, properties: properties)
     }
-}
-
-/// A type the schema probe cannot fabricate from zero values supplies a sample instead.
-///
-/// ```swift
-/// enum Kind: String, Codable, SchemaSampleProviding {
-///     case photo, drawing
-///     static var schemaSample: Kind { .photo }
-/// }
-/// ```
-///
-/// `CaseIterable` types need nothing: the probe uses their first case.
-public protocol SchemaSampleProviding {
-    /// Any valid value.
-    static var schemaSample: Self { get }
 }

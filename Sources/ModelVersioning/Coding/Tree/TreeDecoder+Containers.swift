@@ -1,11 +1,5 @@
 import Foundation
 
-/// Types that decode to a value of their own when their key is absent (optional property
-/// wrappers, ``WeakReference``), so that synthesized `init(from:)` accepts archives without it.
-protocol AbsentKeyDecodable {
-    static func valueForAbsentKey() -> Self?
-}
-
 /// What a keyed container reads: one reference, so that copying the container (which the
 /// standard library's type-erasing box does for every call) costs one reference count.
 final class KeyedDecodingState {

@@ -1,60 +1,5 @@
 import Foundation
 
-/// State shared by every decoder of one decoding run.
-final class DecodingSession {
-    let registry: ModelRegistry
-    let options: DecodingOptions
-    let root: ArchiveValue
-    // Touched on every model object; never accessed overlappingly (see TreeDecoder).
-    @exclusivity(unchecked) var infos: ModelInfoCache
-    @exclusivity(unchecked) var graph = DecodingGraph()
-    /// The makers of the keyed containers, by key type.
-    @exclusivity(unchecked) var keyedContainerMakers = KeyedContainerMakers()
-    var expandedReferences = 0
-
-    init(registry: ModelRegistry, options: DecodingOptions, root: ArchiveValue) {
-        self.registry = registry
-        self.options = options
-        self.root = root
-        self.infos = ModelInfoCache(registry: registry)
-    }
-}
-
-/// Arrays the decoder fills itself, element by element, with the capacity known up front.
-protocol ArchiveDecodableArray {
-    static func decodeElements(_ elements: [ArchiveValue], with decoder: TreeDecoder, allowed: Set<String>?) throws
-        -> Self
-    /// The same from JSON text (``StreamingJSONDecoder``).
-    static func decodeElements(
-        of array: StreamingJSONDecoder.ValueRef, with decoder: StreamingJSONDecoder, allowed: Set<String>?
-    ) throws -> Self
-}
-
-extension Array: ArchiveDecodableArray where Element: Decodable {
-    static func decodeElements(_ elements: [ArchiveValue], with decoder: TreeDecoder, allowed: Set<String>?) throws
-        -> [Element]
-    {
-        var result: [Element] = []
-        result.reserveCapacity(elements.count)
-        for index in elements.indices {
-            result.append(try decoder.decode(Element.self, from: elements[index], key: .index(index), allowed: allowed))
-        }
-        return result
-    }
-}
-
-/// Metatypes compared on the hot paths, fetched once (a generic type's metadata is looked up
-/// in the runtime's cache every time it is named).
-enum KnownTypes {
-    static let stringArray = ObjectIdentifier([String].self)
-    static let doubleArray = ObjectIdentifier([Double].self)
-    static let intArray = ObjectIdentifier([Int].self)
-}
-
-/// Types whose `init(from:)` reads archived objects and references themselves (property
-/// wrappers that resolve types or identities), so the decoder hands them the node as it is.
-protocol DecodesArchivedObjectsItself {}
-
 /// The `Decoder` that builds models from an `ArchiveValue` tree.
 ///
 /// One instance serves a whole run: decoding a nested value pushes it (with its key) and pops it
@@ -97,13 +42,13 @@ final class TreeDecoder: Decoder {
         var conditional: Bool
     }
 
-    let session: DecodingSession
+    let session: TreeDecodingSession
     /// The levels from the root (whose key is `nil`) to the value being decoded. Pushing a level
     /// moves the new values in and popping it releases them: the cheapest way to keep the
     /// current state (see `decode(_:from:key:allowed:conditional:)`).
     @exclusivity(unchecked) private(set) var frames: [Frame]
 
-    init(session: DecodingSession, value: ArchiveValue, keys: [PathKey] = []) {
+    init(session: TreeDecodingSession, value: ArchiveValue, keys: [PathKey] = []) {
         self.session = session
         var frames = [Frame(key: nil, value: .null, model: nil, object: nil, allowed: nil, conditional: false)]
         frames.reserveCapacity(16)

@@ -1,4 +1,5 @@
 import Foundation
+import ModelVersioning
 
 /// Runs every archived fixture of every shipped version through today's code: upgrade, decode
 /// into the current type, re-encode, compare with the golden.
