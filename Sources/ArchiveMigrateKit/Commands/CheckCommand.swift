@@ -1,5 +1,5 @@
-import Foundation
 import ArchiveCompatibility
+import Foundation
 import ModelVersioning
 
 /// `archive-migrate check [DIR]`: the CI gate.
