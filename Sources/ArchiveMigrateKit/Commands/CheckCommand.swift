@@ -19,25 +19,16 @@ enum CheckCommand: ArchiveCommand {
             ArgumentSpec("fixtures", optional: true, help: "The fixtures folder (default: Fixtures/archives).")
         ],
         options: [
-            OptionSpec(
-                "rules", short: "r", .value(name: "file"), repeatable: true,
-                help: "A rules file (default: <fixtures>/rules.json when it exists)."),
-            OptionSpec("schemas", .value(name: "dir"), help: "The schema snapshots (default: Fixtures/schemas)."),
-            OptionSpec("junit", .value(name: "file"), help: "Also write the results as JUnit XML."),
-            OptionSpec("record", help: "Write missing or changed snapshots and goldens instead of failing."),
-            OptionSpec("allow-newer", help: "Decode fixtures written by a newer app in lenient mode."),
-            OptionSpec(
-                "format", .value(name: "text|json|github"),
-                help: "Output format; github prints workflow annotations."),
+            .checkRules, .schemas, .junit, .record, .checkAllowNewer, .checkFormat,
         ])
 
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus {
-        let format = try context.outputFormat(arguments, allowed: ["text", "json", "github"])
+        let format = try context.outputFormat(arguments, allowed: [.text, .json, .github])
         let fixtures = context.url(arguments.positional.first ?? "Fixtures/archives")
         guard FileManager.default.fileExists(atPath: fixtures.path) else {
             throw ArchiveError(.io, "no fixtures folder at \(fixtures.path)")
         }
-        var rules = arguments.all("rules")
+        var rules = arguments.all(.checkRules)
         let defaultRules = fixtures.appendingPathComponent("rules.json")
         // An app's own tool has its chains in Swift; the stand-alone tool reads them from the rules.
         if rules.isEmpty, context.registry.types.isEmpty, FileManager.default.fileExists(atPath: defaultRules.path) {
@@ -45,22 +36,22 @@ enum CheckCommand: ArchiveCommand {
         }
         let registry = try context.registry(rules: rules)
         let schemas = context.url(
-            arguments.value("schemas") ?? fixtures.deletingLastPathComponent().appendingPathComponent("schemas").path)
+            arguments.value(.schemas) ?? fixtures.deletingLastPathComponent().appendingPathComponent("schemas").path)
         var options = DecodingOptions()
-        options.allowsNewerVersions = arguments.flag("allow-newer")
+        options.allowsNewerVersions = arguments.flag(.checkAllowNewer)
         let check = CompatibilityCheck(
             registry: registry, fixtures: fixtures,
             schemas: FileManager.default.fileExists(atPath: schemas.path) || !registry.types.isEmpty
                 ? SchemaStore(directory: schemas) : nil,
-            records: arguments.flag("record") ? true : nil, options: options, baseDirectory: context.workingDirectory)
+            records: arguments.flag(.record) ? true : nil, options: options, baseDirectory: context.workingDirectory)
         let report = try check.run()
-        if let junit = arguments.value("junit") {
+        if let junit = arguments.value(.junit) {
             try AtomicFile.write(Data(report.junitXML.utf8), to: context.url(junit))
         }
         switch format {
-        case "json": try context.printJSON(report.tree)
-        case "github": context.console.print(report.githubAnnotations)
-        default: context.console.print(report.description)
+        case .json: try context.printJSON(report.tree)
+        case .github: context.console.print(report.githubAnnotations)
+        case .text: context.console.print(report.description)
         }
         return report.passed ? .success : .findings
     }

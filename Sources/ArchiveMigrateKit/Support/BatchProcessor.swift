@@ -26,17 +26,17 @@ struct BatchProcessor: Sendable {
     /// Reads the destination options shared by `upgrade` and `downgrade`.
     init(context: ToolContext, arguments: ParsedArguments) throws {
         self.context = context
-        let inPlace = arguments.flag("in-place")
-        if let folder = arguments.value("output") {
+        let inPlace = arguments.flag(.inPlace)
+        if let folder = arguments.value(.outputFolder) {
             guard !inPlace else { throw UsageError("'--output' and '--in-place' exclude each other") }
             destination = .folder(context.url(folder))
         } else if inPlace {
-            destination = .inPlace(backup: arguments.flag("backup"))
+            destination = .inPlace(backup: arguments.flag(.backup))
         } else {
             guard arguments.positional.count == 1 else {
                 throw UsageError("several files need '--output <dir>' or '--in-place'")
             }
-            guard !arguments.flag("backup") else { throw UsageError("'--backup' goes with '--in-place'") }
+            guard !arguments.flag(.backup) else { throw UsageError("'--backup' goes with '--in-place'") }
             destination = .standardOutput
         }
     }

@@ -1,14 +1,11 @@
 import ModelVersioning
 
-/// The versions `--to` asks for: a document version (`--to 3`) and type versions
-/// (`--to Circle=2`, repeatable).
-struct MigrationTargets: Sendable, Hashable {
-    var documentVersion: Int?
-    var typeVersions: [String: Int] = [:]
-
-    var isEmpty: Bool { documentVersion == nil && typeVersions.isEmpty }
-
-    init(_ values: [String]) throws {
+/// The versions `--to` names on `upgrade` and `downgrade`: a document version (`--to 3`) and
+/// type versions (`--to Circle=2`, repeatable).
+extension DowngradeTarget {
+    /// Parses the values of every `--to`.
+    init(arguments values: [String]) throws {
+        self.init()
         for value in values {
             if let equals = value.firstIndex(of: "=") {
                 let name = String(value[..<equals])
@@ -26,11 +23,10 @@ struct MigrationTargets: Sendable, Hashable {
         }
     }
 
-    var downgradeTarget: DowngradeTarget {
-        DowngradeTarget(documentVersion: documentVersion, typeVersions: typeVersions)
-    }
+    /// Whether `--to` named nothing.
+    var isEmpty: Bool { documentVersion == nil && typeVersions.isEmpty }
 
-    /// `catalog` with the asked-for chains ending at the target versions, for upgrades that stop
+    /// `catalog` with the named chains ending at the target versions, for upgrades that stop
     /// short of today's versions.
     func truncating(_ catalog: MigrationCatalog, document: String?) throws -> MigrationCatalog {
         var types = catalog.types

@@ -1,0 +1,83 @@
+/// Every option the commands take, declared once. Commands list these in their ``CommandSpec``
+/// and read them back through the same constants (`arguments.flag(.inPlace)`), so a misspelt
+/// option is a compile error, not an option that is never set.
+extension OptionSpec {
+    // MARK: Migration
+
+    /// `--rules FILE`: the chains of a rules file (repeatable).
+    static let rules = OptionSpec(
+        "rules", short: "r", .value(name: "file"), repeatable: true,
+        help: "A rules file with migration chains (see the rules-file format).")
+    /// `--document NAME`: the document chain for archives that do not name one.
+    static let document = OptionSpec(
+        "document", .value(name: "name"), help: "The document chain for archives that do not name one.")
+    /// `--to V` on `upgrade`: where the upgrade stops.
+    static let upgradeTarget = OptionSpec(
+        "to", .value(name: "version"), repeatable: true,
+        help: "Stop at this document version, or at TYPE=VERSION for one type.")
+    /// `--to V` on `downgrade`: the versions to write.
+    static let downgradeTarget = OptionSpec(
+        "to", .value(name: "version"), repeatable: true,
+        help: "The document version, or TYPE=VERSION for a type (required).")
+    /// `--allow-newer` on `upgrade`.
+    static let allowNewer = OptionSpec(
+        "allow-newer", help: "Leave objects written by a newer app as they are instead of failing.")
+
+    // MARK: Where results go
+
+    /// `--output DIR` on `upgrade` and `downgrade`.
+    static let outputFolder = OptionSpec(
+        "output", short: "o", .value(name: "dir"), help: "Write the results into this folder.")
+    /// `--in-place`.
+    static let inPlace = OptionSpec(
+        "in-place", help: "Replace each archive atomically; the original survives any failure.")
+    /// `--backup`, with `--in-place`.
+    static let backup = OptionSpec("backup", help: "With --in-place, keep each original as <file>.bak.")
+    /// `--format text|json`.
+    static let format = OptionSpec("format", .value(name: "text|json"), help: "Output format (default: text).")
+
+    // MARK: check
+
+    /// `--rules FILE` on `check`, which defaults to the fixtures' own.
+    static let checkRules = OptionSpec(
+        "rules", short: "r", .value(name: "file"), repeatable: true,
+        help: "A rules file (default: <fixtures>/rules.json when it exists).")
+    /// `--schemas DIR`.
+    static let schemas = OptionSpec(
+        "schemas", .value(name: "dir"), help: "The schema snapshots (default: Fixtures/schemas).")
+    /// `--junit FILE`.
+    static let junit = OptionSpec("junit", .value(name: "file"), help: "Also write the results as JUnit XML.")
+    /// `--record`.
+    static let record = OptionSpec(
+        "record", help: "Write missing or changed snapshots and goldens instead of failing.")
+    /// `--allow-newer` on `check`.
+    static let checkAllowNewer = OptionSpec(
+        "allow-newer", help: "Decode fixtures written by a newer app, keeping what it added.")
+    /// `--format text|json|github` on `check`.
+    static let checkFormat = OptionSpec(
+        "format", .value(name: "text|json|github"), help: "Output format; github prints workflow annotations.")
+
+    // MARK: convert
+
+    /// `--to FORMAT` on `convert`.
+    static let convertTarget = OptionSpec(
+        "to", .value(name: "format"), help: "json, xml-plist or binary-plist (required).")
+    /// `--output FILE` on `convert`.
+    static let outputFile = OptionSpec(
+        "output", short: "o", .value(name: "file"), help: "Write here instead of standard output.")
+    /// `--plain`.
+    static let plain = OptionSpec(
+        "plain", help: "Write without the archive markup (for other programs; may lose types).")
+    /// `--compact`.
+    static let compact = OptionSpec("compact", help: "No line breaks or indentation.")
+
+    // MARK: diff
+
+    /// `--exact-numbers`.
+    static let exactNumbers = OptionSpec("exact-numbers", help: "Treat 1 and 1.0 as different.")
+
+    /// The options of the commands that migrate.
+    static let migration: [OptionSpec] = [.rules, .document]
+    /// Where `upgrade` and `downgrade` write.
+    static let destination: [OptionSpec] = [.outputFolder, .inPlace, .backup]
+}

@@ -1,0 +1,52 @@
+import Foundation
+import ModelVersioning
+
+/// The per-file summary of `upgrade` and `downgrade`.
+enum Reporting {
+    static func print(
+        _ outcomes: [BatchProcessor.Outcome], verb: String, format: OutputFormat, processor: BatchProcessor,
+        context: ToolContext
+    ) throws -> ExitStatus {
+        let failed = outcomes.filter { $0.error != nil }
+        // When the archive itself went to standard output, the report goes to standard error.
+        let toError: Bool
+        if case .standardOutput = processor.destination { toError = true } else { toError = false }
+        if format == .json {
+            let entries: [ArchiveValue] = outcomes.map { outcome in
+                var entry: ArchiveDictionary = ["file": .string(outcome.path), "ok": .bool(outcome.error == nil)]
+                if let error = outcome.error {
+                    entry["error"] = .string(error.description)
+                    entry["code"] = .string(error.code.rawValue)
+                }
+                if let report = outcome.report {
+                    entry["migrated"] = .int(Int64(report.migratedObjectCount))
+                    entry["steps"] = .array(
+                        report.entries.map { item in
+                            [
+                                "path": .string(item.path.description), "type": .string(item.archivedTypeName),
+                                "from": .int(Int64(item.fromVersion)), "to": .int(Int64(item.toVersion)),
+                            ]
+                        })
+                }
+                return .dictionary(entry)
+            }
+            let tree: ArchiveValue = ["files": .array(entries), "failed": .int(Int64(failed.count))]
+            if toError {
+                let data = try ArchiveFormat.json.write(tree, options: ArchiveWritingOptions(markup: .plain))
+                context.console.error(String(decoding: data, as: UTF8.self))
+            } else {
+                try context.printJSON(tree)
+            }
+        } else {
+            for outcome in outcomes {
+                if let error = outcome.error {
+                    context.console.error("error: \(error)")
+                } else if let report = outcome.report {
+                    let line = "\(verb) \(outcome.path): \(report.summary(listing: 10))"
+                    if toError { context.console.error(line) } else { context.console.print(line) }
+                }
+            }
+        }
+        return failed.isEmpty ? .success : .failure
+    }
+}

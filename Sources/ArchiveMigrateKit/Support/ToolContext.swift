@@ -1,0 +1,78 @@
+import Foundation
+import ModelVersioning
+
+/// What every command may use: the registry, the console, the working directory.
+struct ToolContext: Sendable {
+    let tool: String
+    let registry: ModelRegistry
+    let console: Console
+    let workingDirectory: URL
+
+    /// A path from the command line, relative to the working directory.
+    func url(_ path: String) -> URL {
+        path.hasPrefix("/") ? URL(fileURLWithPath: path) : workingDirectory.appendingPathComponent(path)
+    }
+
+    /// The registry with the chains of the given rules files added.
+    func registry(rules paths: [String]) throws -> ModelRegistry {
+        var registry = self.registry
+        for path in paths {
+            registry = try registry.adding(rules: try Self.loadRules(url(path), shownAs: path))
+        }
+        return registry
+    }
+
+    static func loadRules(_ url: URL, shownAs path: String) throws -> MigrationCatalog {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw ArchiveError(.io, "cannot read the rules file \(path)", underlyingError: error)
+        }
+        do {
+            let tree = try ArchiveFormat.json.read(data, options: ArchiveReadingOptions(markup: .plain))
+            return try MigrationCatalog(rulesFile: tree, fileName: path)
+        } catch let error as ArchiveError {
+            throw error.adding(file: path)
+        }
+    }
+
+    /// Reads an archive in any supported format.
+    func readArchive(_ path: String) throws -> (tree: ArchiveValue, format: ArchiveFormat) {
+        let data: Data
+        // Refuse a file larger than the readers accept before reading it into memory.
+        let limit = ArchiveLimits.default.maxInputBytes
+        if let size = (try? FileManager.default.attributesOfItem(atPath: url(path).path))?[.size] as? Int, size > limit
+        {
+            throw ArchiveError.limitExceeded(
+                .inputBytes, "\(path) has \(size) bytes, more than the limit of \(limit)"
+            ).adding(file: path)
+        }
+        do {
+            data = try Data(contentsOf: url(path))
+        } catch {
+            throw ArchiveError(.io, "cannot read \(path)", underlyingError: error)
+        }
+        do {
+            return try ArchiveFormat.read(data)
+        } catch let error as ArchiveError {
+            throw error.adding(file: path)
+        }
+    }
+
+    /// The value of `--format`, checked against `allowed`.
+    func outputFormat(_ arguments: ParsedArguments, allowed: [OutputFormat] = [.text, .json]) throws -> OutputFormat {
+        guard let name = arguments.value(.format) else { return .text }
+        guard let format = OutputFormat(rawValue: name), allowed.contains(format) else {
+            throw UsageError("'--format' must be \(allowed.map(\.rawValue).joined(separator: " or ")), not '\(name)'")
+        }
+        return format
+    }
+
+    /// A tree printed as pretty JSON (plain markup, for people and scripts).
+    func printJSON(_ tree: ArchiveValue) throws {
+        let data = try ArchiveFormat.json.write(
+            tree, options: ArchiveWritingOptions(prettyPrinted: true, markup: .plain))
+        console.write(data)
+    }
+}
