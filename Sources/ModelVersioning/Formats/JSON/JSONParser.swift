@@ -776,26 +776,9 @@ struct JSONParser: ~Copyable {
         return path
     }
 
-    /// Line and column (1-based; the column counts Unicode scalars, not bytes) of `offset`.
+    /// Line and column of `offset` (``TextLocation``).
     private func location(of offset: Int) -> ArchiveError.InputLocation {
-        let limit = Swift.min(Swift.max(offset, 0), end)
-        var line = 1
-        var lineStart = hasByteOrderMark ? 3 : 0
-        var index = lineStart
-        while index < limit {
-            if bytes[index] == 0x0A {
-                line &+= 1
-                lineStart = index &+ 1
-            }
-            index &+= 1
-        }
-        var column = 1
-        index = lineStart
-        while index < limit {
-            if bytes[index] & 0xC0 != 0x80 { column &+= 1 }
-            index &+= 1
-        }
-        return ArchiveError.InputLocation(line: line, column: column, byteOffset: limit)
+        TextLocation.location(of: offset, in: bytes, start: hasByteOrderMark ? 3 : 0, end: end)
     }
 
     /// `'x'` for printable ASCII, `byte 0xNN` otherwise, `the end of the input` past the end.

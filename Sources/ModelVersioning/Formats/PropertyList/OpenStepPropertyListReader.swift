@@ -434,8 +434,7 @@ struct OpenStepPropertyListReader {
     }
 
     private func location(of offset: Int) -> ArchiveError.InputLocation {
-        let (line, column) = PropertyListText.lineAndColumn(of: offset, in: bytes)
-        return .init(line: line, column: column, byteOffset: isTranscoded ? nil : offset)
+        TextLocation.location(of: offset, in: bytes, isTranscoded: isTranscoded)
     }
 
     private func error(_ message: String, at offset: Int) -> ArchiveError {

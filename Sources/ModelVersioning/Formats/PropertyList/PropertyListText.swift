@@ -142,28 +142,4 @@ enum PropertyListText {
         init(_ offset: Int) { self.offset = offset }
     }
 
-    /// The 1-based line and column (in Unicode scalars) of `offset` in UTF-8 `bytes`.
-    static func lineAndColumn(of offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
-        let end = min(max(offset, 0), bytes.count)
-        var line = 1
-        var lineStart = 0
-        var index = 0
-        while index < end {
-            let byte = bytes[index]
-            if byte == 0x0A {
-                line += 1
-                lineStart = index + 1
-            } else if byte == 0x0D {
-                if index + 1 < end, bytes[index + 1] == 0x0A { index += 1 }
-                line += 1
-                lineStart = index + 1
-            }
-            index += 1
-        }
-        var column = 1
-        for byte in bytes[lineStart..<end] where byte & 0xC0 != 0x80 {
-            column += 1
-        }
-        return (line, column)
-    }
 }

@@ -417,8 +417,7 @@ struct XMLTokenizer {
 
     /// The line, column and (for untranscoded input) byte offset of `offset`.
     func location(of offset: Int) -> ArchiveError.InputLocation {
-        let (line, column) = PropertyListText.lineAndColumn(of: offset, in: bytes)
-        return .init(line: line, column: column, byteOffset: isTranscoded ? nil : offset)
+        TextLocation.location(of: offset, in: bytes, isTranscoded: isTranscoded)
     }
 
     /// A `ArchiveError.Code.malformedInput` error at `offset`.
