@@ -226,7 +226,7 @@ struct MigrationPassTests {
     @Test("lenient mode leaves newer objects untouched and reports them")
     func lenientNewer() throws {
         var tree: ArchiveValue = ["shapes": [object("Circle", 1, ["r": 1]), object("Circle", 7, ["r": 1, "z": 2])]]
-        let pass = MigrationPass(catalog: Self.catalog, options: MigrationOptions(lenient: true))
+        let pass = MigrationPass(catalog: Self.catalog, options: MigrationOptions(allowsNewerVersions: true))
         let report = try pass.upgrade(&tree)
         #expect(tree["shapes"]?[1] == object("Circle", 7, ["r": 1, "z": 2]))
         #expect(tree["shapes"]?[0]?.objectValue?.version == 4)
@@ -523,7 +523,7 @@ struct MigrationPassTests {
         let error = archiveError { try MigrationPass(catalog: catalog).upgrade(&tree, document: "people") }
         #expect(error?.code == .newerVersion)
         #expect(error?.message == "written by a newer version: document people v7, this app knows v3")
-        let report = try MigrationPass(catalog: catalog, options: MigrationOptions(lenient: true))
+        let report = try MigrationPass(catalog: catalog, options: MigrationOptions(allowsNewerVersions: true))
             .upgrade(&tree, document: "people")
         #expect(tree == ["schema_version": 7, "people": []])
         #expect(report.newer.first?.isDocument == true)

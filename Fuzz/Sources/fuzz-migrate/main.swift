@@ -56,7 +56,8 @@ public func fuzzMigrate(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         }
     }
     var lenientTree = original
-    let lenient = MigrationPass(catalog: fuzzCatalog, options: MigrationOptions(lenient: true, limits: .untrusted))
+    let lenient = MigrationPass(
+        catalog: fuzzCatalog, options: MigrationOptions(allowsNewerVersions: true, limits: .untrusted))
     _ = FuzzCheck.valueOrArchiveError("lenient upgrade") { try lenient.upgrade(&lenientTree) }
     return 0
 }

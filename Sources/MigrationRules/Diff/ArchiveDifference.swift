@@ -24,7 +24,7 @@ public struct ArchiveDifference: Sendable, Hashable, CustomStringConvertible {
     /// The value in the second tree.
     public var new: ArchiveValue?
 
-    public init(path: ArchivePath, kind: Kind, old: ArchiveValue?, new: ArchiveValue?) {
+    package init(path: ArchivePath, kind: Kind, old: ArchiveValue?, new: ArchiveValue?) {
         self.path = path
         self.kind = kind
         self.old = old
@@ -42,7 +42,7 @@ public struct ArchiveDifference: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A short rendering of a value for difference lines.
-    public static func render(_ value: ArchiveValue?, limit: Int = 60) -> String {
+    package static func render(_ value: ArchiveValue?, limit: Int = 60) -> String {
         guard let value else { return "nothing" }
         let text: String
         switch value {

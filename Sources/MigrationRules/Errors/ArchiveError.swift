@@ -114,7 +114,7 @@ public struct ArchiveError: Error, Sendable {
         /// The 0-based byte offset, when known.
         public var byteOffset: Int?
 
-        public init(file: String? = nil, line: Int? = nil, column: Int? = nil, byteOffset: Int? = nil) {
+        package init(file: String? = nil, line: Int? = nil, column: Int? = nil, byteOffset: Int? = nil) {
             self.file = file
             self.line = line
             self.column = column
@@ -174,7 +174,7 @@ public struct ArchiveError: Error, Sendable {
     }
 
     /// An error for exceeding `limit`.
-    public static func limitExceeded(
+    package static func limitExceeded(
         _ limit: ArchiveLimits.Limit, _ message: String, path: ArchivePath = .root,
         location: InputLocation? = nil
     ) -> ArchiveError {
@@ -183,14 +183,14 @@ public struct ArchiveError: Error, Sendable {
 
     /// This error with its path placed under `prefix` (used when a nested stage reports an error
     /// relative to the value it was given).
-    public func prefixingPath(_ prefix: ArchivePath) -> ArchiveError {
+    package func prefixingPath(_ prefix: ArchivePath) -> ArchiveError {
         var copy = self
         copy.path = prefix.appending(path)
         return copy
     }
 
     /// This error with the missing context filled in; context already present is kept.
-    public func adding(
+    package func adding(
         typeName: String? = nil, archivedVersion: Int? = nil, step: String? = nil, rule: String? = nil,
         file: String? = nil
     ) -> ArchiveError {

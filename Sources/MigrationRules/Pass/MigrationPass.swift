@@ -58,7 +58,7 @@ public struct MigrationPass: Sendable {
     /// - Throws: ``ArchiveError`` with code
     ///   - ``ArchiveError/Code/newerVersion`` for an object or document written by a newer
     ///     version (`written by a newer version: Circle v7, this app knows v5`), unless
-    ///     ``MigrationOptions/lenient``;
+    ///     ``MigrationOptions/allowsNewerVersions``;
     ///   - ``ArchiveError/Code/missingMigration`` for a version older than the chain reaches, or
     ///     a missing version where the chain declares no unversioned version;
     ///   - ``ArchiveError/Code/unknownType`` when `document` names no document of the catalog;
@@ -230,7 +230,7 @@ public struct MigrationPass: Sendable {
                     + "versioning)")
         }
         if from > chain.currentVersion {
-            guard options.lenient else {
+            guard options.allowsNewerVersions else {
                 throw ArchiveError(
                     .newerVersion,
                     "written by a newer version: document \(chain.name) v\(from), this app knows v\(chain.currentVersion)",

@@ -35,7 +35,7 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
         public var steps: [String]
 
         /// Creates an entry.
-        public init(
+        package init(
             path: ArchivePath, archivedTypeName: String, typeName: String, fromVersion: Int, wasUnversioned: Bool,
             toVersion: Int, steps: [String]
         ) {
@@ -63,7 +63,7 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
         public var steps: [String]
 
         /// Creates a document entry.
-        public init(name: String, fromVersion: Int, wasUnversioned: Bool, toVersion: Int, steps: [String]) {
+        package init(name: String, fromVersion: Int, wasUnversioned: Bool, toVersion: Int, steps: [String]) {
             self.name = name
             self.fromVersion = fromVersion
             self.wasUnversioned = wasUnversioned
@@ -84,7 +84,7 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
         public var count: Int
 
         /// Creates a count.
-        public init(typeName: String, fromVersion: Int, toVersion: Int, count: Int) {
+        package init(typeName: String, fromVersion: Int, toVersion: Int, count: Int) {
             self.typeName = typeName
             self.fromVersion = fromVersion
             self.toVersion = toVersion
@@ -106,7 +106,7 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
         public var knownVersion: Int
 
         /// Creates an item.
-        public init(path: ArchivePath, name: String, isDocument: Bool, version: Int, knownVersion: Int) {
+        package init(path: ArchivePath, name: String, isDocument: Bool, version: Int, knownVersion: Int) {
             self.path = path
             self.name = name
             self.isDocument = isDocument
@@ -131,7 +131,7 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
     public var newer: [NewerItem]
 
     /// Creates an empty report.
-    public init(direction: Direction) {
+    package init(direction: Direction) {
         self.direction = direction
         self.document = nil
         self.entries = []

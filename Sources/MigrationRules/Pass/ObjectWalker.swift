@@ -227,7 +227,7 @@ struct ObjectWalker {
     }
 
     private mutating func leaveNewer(_ name: String, version: Int, knownVersion: Int) throws {
-        guard options.lenient else {
+        guard options.allowsNewerVersions else {
             throw ArchiveError(
                 .newerVersion, "written by a newer version: \(name) v\(version), this app knows v\(knownVersion)",
                 path: ArchivePath(path), typeName: name, archivedVersion: version)

@@ -61,7 +61,7 @@ public struct DocumentMigrations: Sendable {
     /// keys only.
     ///
     /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidChain``.
-    public func validate() throws {
+    package func validate() throws {
         _ = try CompiledChain(self)
     }
 }

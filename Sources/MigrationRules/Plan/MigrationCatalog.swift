@@ -101,7 +101,7 @@ public struct MigrationCatalog: Sendable {
     ///
     /// Objects newer than their chain, or older than it reaches, also answer `true`: the pass
     /// reports them.
-    public func needsUpgrade(typeName: String, version: Int?) -> Bool {
+    package func needsUpgrade(typeName: String, version: Int?) -> Bool {
         guard let index = chainIndexByName[typeName] else { return false }
         let chain = chains[index]
         return version != chain.currentVersion || typeName != chain.name

@@ -79,7 +79,7 @@ public struct TypeMigrations: Sendable {
     ///   for: a negative version; a step whose `to` is not `from + 1`; two steps with the same
     ///   `from`; a gap between steps; steps that end before or go beyond ``currentVersion``; an
     ///   ``unversionedVersion`` outside the versions the chain covers; an empty type name.
-    public func validate() throws {
+    package func validate() throws {
         _ = try CompiledChain(self)
     }
 }

@@ -106,7 +106,7 @@ public struct ValueConverter: Sendable, CustomStringConvertible {
     /// The error for a value of the wrong kind: `expected a string, found int 42`.
     ///
     /// Use it in ``custom(name:forward:inverse:)`` closures to report like the built-ins.
-    public static func kindError(_ value: ArchiveValue, expected: String) -> ArchiveError {
+    package static func kindError(_ value: ArchiveValue, expected: String) -> ArchiveError {
         ArchiveError(.migrationFailed, "expected \(expected), found \(value.kindAndValue)")
     }
 

@@ -19,12 +19,13 @@ public struct ArchiveDictionary: Sendable {
 
     /// One stored entry. A struct rather than the public tuple `Element`, so that reading
     /// one key or one value never copies the whole entry.
-    public struct Entry: Sendable {
-        public var key: String
-        public var value: ArchiveValue
+    @usableFromInline
+    package struct Entry: Sendable {
+        @usableFromInline package var key: String
+        @usableFromInline package var value: ArchiveValue
 
         @inlinable
-        public init(key: String, value: ArchiveValue) {
+        package init(key: String, value: ArchiveValue) {
             self.key = key
             self.value = value
         }
@@ -41,7 +42,7 @@ public struct ArchiveDictionary: Sendable {
 
     /// Creates an empty dictionary with room for `capacity` entries.
     @inlinable
-    public init(minimumCapacity capacity: Int) {
+    package init(minimumCapacity capacity: Int) {
         entries = []
         entries.reserveCapacity(capacity)
     }
@@ -51,14 +52,14 @@ public struct ArchiveDictionary: Sendable {
     /// Readers check uniqueness with ``firstDuplicateKey()``; when keys repeat anyway, look-ups
     /// find the first entry.
     @inlinable
-    public init(uniqueEntries: [Element]) {
+    package init(uniqueEntries: [Element]) {
         entries = uniqueEntries.map { Entry(key: $0.key, value: $0.value) }
     }
 
     /// Creates a dictionary from stored entries the caller knows to have unique keys (readers
     /// build these directly).
     @inlinable
-    public init(uniqueStoredEntries: [Entry]) {
+    package init(uniqueStoredEntries: [Entry]) {
         entries = uniqueStoredEntries
     }
 
@@ -96,7 +97,7 @@ public struct ArchiveDictionary: Sendable {
     /// Pass the position after the previous hit when reading keys in order: each look-up then
     /// costs one comparison.
     @inlinable
-    public func index(forKey key: String, startingAt start: Int) -> Int? {
+    package func index(forKey key: String, startingAt start: Int) -> Int? {
         let count = entries.count
         if start > 0 && start < count {
             for index in start..<count where entries[index].key == key {
@@ -175,13 +176,13 @@ public struct ArchiveDictionary: Sendable {
     /// Appends an entry without looking for an existing one: for builders that know the key is
     /// new (encoders, readers that check ``firstDuplicateKey()``).
     @inlinable
-    public mutating func appendUnchecked(_ value: ArchiveValue, forKey key: String) {
+    package mutating func appendUnchecked(_ value: ArchiveValue, forKey key: String) {
         entries.append(Entry(key: key, value: value))
     }
 
     /// Reserves room for `capacity` entries.
     @inlinable
-    public mutating func reserveCapacity(_ capacity: Int) {
+    package mutating func reserveCapacity(_ capacity: Int) {
         entries.reserveCapacity(capacity)
     }
 
@@ -191,7 +192,7 @@ public struct ArchiveDictionary: Sendable {
     }
 
     /// Changes every value in place, keeping keys and order.
-    public mutating func updateValues(_ body: (String, inout ArchiveValue) throws -> Void) rethrows {
+    package mutating func updateValues(_ body: (String, inout ArchiveValue) throws -> Void) rethrows {
         for index in entries.indices {
             try body(entries[index].key, &entries[index].value)
         }
@@ -200,7 +201,7 @@ public struct ArchiveDictionary: Sendable {
     /// The first key that occurs more than once, if any: readers reject such input.
     ///
     /// Small dictionaries (the common case) compare keys pairwise; larger ones use a set.
-    public func firstDuplicateKey() -> String? {
+    package func firstDuplicateKey() -> String? {
         entries.withUnsafeBufferPointer { buffer -> String? in
             let count = buffer.count
             if count < 2 { return nil }
@@ -241,15 +242,9 @@ extension ArchiveDictionary: RandomAccessCollection {
         entries[position].value
     }
 
-    /// Changes the value at `position` in place.
-    @inlinable
-    public mutating func setValue(_ value: ArchiveValue, at position: Int) {
-        entries[position].value = value
-    }
-
     /// Calls `body` with the value at `position` so it can be changed in place without a copy.
     @inlinable
-    public mutating func withValue<R>(at position: Int, _ body: (inout ArchiveValue) throws -> R) rethrows -> R {
+    package mutating func withValue<R>(at position: Int, _ body: (inout ArchiveValue) throws -> R) rethrows -> R {
         try body(&entries[position].value)
     }
 }

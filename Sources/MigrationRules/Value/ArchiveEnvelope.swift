@@ -12,13 +12,13 @@
 /// document's migrations say (`schema_version`, `metadata.documentVersion`, …).
 public struct ArchiveEnvelope: Sendable, Hashable {
     /// The key that marks an envelope; its value is the envelope format version.
-    public static let markerKey = "$archive"
+    package static let markerKey = "$archive"
     /// The key of the document name.
-    public static let documentKey = "document"
+    package static let documentKey = "document"
     /// The key of the document version.
-    public static let documentVersionKey = "documentVersion"
+    package static let documentVersionKey = "documentVersion"
     /// The key of the root value.
-    public static let rootKey = "root"
+    package static let rootKey = "root"
     /// The envelope format this library writes.
     public static let currentFormatVersion = 1
 
@@ -81,7 +81,7 @@ public struct ArchiveEnvelope: Sendable, Hashable {
     }
 
     /// Whether `tree` is an envelope (a dictionary with the `"$archive"` key).
-    public static func isEnvelope(_ tree: ArchiveValue) -> Bool {
+    package static func isEnvelope(_ tree: ArchiveValue) -> Bool {
         if case .dictionary(let entries) = tree { return entries.index(forKey: markerKey) != nil }
         return false
     }

@@ -47,11 +47,6 @@ public struct ArchivePath: Hashable, Sendable {
     /// Whether this is the root.
     public var isRoot: Bool { components.isEmpty }
 
-    /// Whether the path contains `[*]` or `*`.
-    public var hasWildcards: Bool {
-        components.contains { $0 == .anyIndex || $0 == .anyKey }
-    }
-
     /// The number of steps.
     public var count: Int { components.count }
 

@@ -5,7 +5,7 @@ extension ArchiveValue {
     /// dictionaries keyed by other values) in the same order every time: first by kind
     /// (null, Booleans, numbers, strings, data, dates, arrays, dictionaries, objects, references),
     /// then by value. Numbers of different kinds compare by magnitude.
-    public func canonicallyPrecedes(_ other: ArchiveValue) -> Bool {
+    package func canonicallyPrecedes(_ other: ArchiveValue) -> Bool {
         let (lhsRank, rhsRank) = (canonicalRank, other.canonicalRank)
         if lhsRank != rhsRank { return lhsRank < rhsRank }
         switch (self, other) {

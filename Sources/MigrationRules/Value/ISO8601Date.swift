@@ -8,14 +8,14 @@ import Foundation
 /// let date = ISO8601Date.date(from: "0001-01-01T00:00:00Z")
 /// let text = ISO8601Date.string(from: Date(), fractionDigits: 3)   // "2026-11-30T05:14:25.120Z"
 /// ```
-public enum ISO8601Date {
+package enum ISO8601Date {
     private static let secondsPerDay: Int64 = 86_400
     /// Days from 0000-03-01 (the civil-from-days epoch) to 2001-01-01.
     private static let daysToReferenceDate: Int64 = 730_791
 
     /// Parses `YYYY-MM-DD`, optionally followed by `THH:MM[:SS[.fraction]]` and `Z` or `±HH:MM`
     /// (a missing zone means UTC). Returns `nil` for anything else, including impossible dates.
-    public static func date(from text: String) -> Date? {
+    package static func date(from text: String) -> Date? {
         var scanner = Scanner(Array(text.utf8))
         guard let year = scanner.digits(4), scanner.take(UInt8(ascii: "-")), let month = scanner.digits(2),
             scanner.take(UInt8(ascii: "-")), let day = scanner.digits(2),
@@ -58,7 +58,7 @@ public enum ISO8601Date {
     /// Formats `date` in UTC with `fractionDigits` digits after the seconds (0 to 9).
     ///
     /// Returns `nil` for dates outside the years 1 to 9999 or non-finite dates.
-    public static func string(from date: Date, fractionDigits: Int = 0) -> String? {
+    package static func string(from date: Date, fractionDigits: Int = 0) -> String? {
         let interval = date.timeIntervalSinceReferenceDate
         guard interval.isFinite, abs(interval) < 4e11 else { return nil }
         let digits = max(0, min(9, fractionDigits))
@@ -87,7 +87,7 @@ public enum ISO8601Date {
 
     /// The shortest of the 0-, 3-, 6- and 9-digit forms that reads back to exactly `date`, or
     /// `nil` when none does (then keep the number of seconds instead).
-    public static func exactString(from date: Date) -> String? {
+    package static func exactString(from date: Date) -> String? {
         for digits in [0, 3, 6, 9] {
             if let text = string(from: date, fractionDigits: digits), let parsed = self.date(from: text),
                 parsed.timeIntervalSinceReferenceDate == date.timeIntervalSinceReferenceDate

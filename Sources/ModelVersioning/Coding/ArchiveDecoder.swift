@@ -97,7 +97,7 @@ public struct ArchiveDecoder: Sendable {
         let pass = MigrationPass(
             catalog: catalog,
             options: MigrationOptions(
-                lenient: options.allowsNewerVersions, recordsSteps: recordingSteps, limits: options.limits))
+                allowsNewerVersions: options.allowsNewerVersions, recordsSteps: recordingSteps, limits: options.limits))
         return try pass.upgrade(&tree, document: options.document)
     }
 

@@ -134,10 +134,6 @@ enum EncodingTraits {
     case needsTree
 }
 
-/// Types whose `encode(to:)` works with the tree encoder's own state (a `WeakReference` writes a
-/// conditional reference), so ``StreamingJSONEncoder`` cannot write them.
-protocol EncodesThroughTree {}
-
 /// How the encoder orders what an unordered collection encodes, so that the same value always
 /// gives the same archive (Swift's dictionaries and sets iterate in a per-process order).
 enum UnorderedCollectionOrder {

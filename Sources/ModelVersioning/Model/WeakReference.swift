@@ -76,69 +76,6 @@ extension WeakReference: AbsentKeyDecodable {
     }
 }
 
-/// Marks values that a keyed container leaves out when they encode to nothing: a decision the
-/// tree encoder makes after encoding them, so they encode through the tree.
-protocol OmittedWhenNull: EncodesThroughTree {}
-
 extension WeakReference: OmittedWhenNull {}
-
-extension KeyedDecodingContainer {
-    /// Decodes a conditional reference, assigning it as soon as its object exists: now, or, when
-    /// the reference closes a cycle (a child pointing back at the parent being decoded), right
-    /// after the parent's initializer returns.
-    ///
-    /// ```swift
-    /// init(from decoder: any Decoder) throws {
-    ///     let container = try decoder.container(keyedBy: CodingKeys.self)
-    ///     name = try container.decode(String.self, forKey: .name)
-    ///     children = try container.decode([Node].self, forKey: .children)
-    ///     try container.decodeConditional(Node.self, forKey: .parent) { [weak self] in self?.parent = $0 }
-    /// }
-    /// ```
-    ///
-    /// An absent key, a null value, or a reference to an object that was never archived
-    /// unconditionally assigns `nil`. With decoders other than ``ArchiveDecoder`` it falls back to
-    /// `decodeIfPresent`.
-    public func decodeConditional<T: AnyObject & Decodable>(
-        _ type: T.Type, forKey key: Key, assign: @escaping (T?) -> Void
-    ) throws {
-        guard contains(key) else {
-            assign(nil)
-            return
-        }
-        let nested = try superDecoder(forKey: key)
-        guard let treeDecoder = nested as? TreeDecoder else {
-            assign(try decodeIfPresent(T.self, forKey: key))
-            return
-        }
-        try treeDecoder.decodeConditionalReference(T.self, assign: assign)
-    }
-
-    /// Decodes a protocol-typed value (or an array, optional or dictionary of them) by the
-    /// archived type names, as ``Polymorphic`` does for a stored property.
-    ///
-    /// ```swift
-    /// shapes = try container.decodePolymorphic([any Shape].self, forKey: .shapes)
-    /// ```
-    public func decodePolymorphic<Value>(_ type: Value.Type, forKey key: Key) throws -> Value {
-        guard let treeDecoder = try superDecoder(forKey: key) as? TreeDecoder else {
-            throw ArchiveError(
-                .typeMismatch, "polymorphic values decode only with ArchiveDecoder",
-                path: ArchivePath(codingPath: codingPath + [key]))
-        }
-        if !contains(key), let absent = (Value.self as? any PolymorphicContainer.Type)?.absentValue as? Value {
-            return absent
-        }
-        return try treeDecoder.decodePolymorphic(Value.self)
-    }
-}
-
-extension KeyedEncodingContainer {
-    /// Encodes a protocol-typed value (or an array, optional or dictionary of them) with the
-    /// concrete type of each element, as ``Polymorphic`` does for a stored property.
-    public mutating func encodePolymorphic<Value>(_ value: Value, forKey key: Key) throws {
-        try PolymorphicCoding.encode(value, to: superEncoder(forKey: key))
-    }
-}
 
 extension WeakReference: DecodesArchivedObjectsItself {}

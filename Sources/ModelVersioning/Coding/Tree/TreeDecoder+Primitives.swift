@@ -3,20 +3,6 @@ import Foundation
 /// Primitive values out of tree nodes, with exact numeric conversions and the lenient forms of
 /// foreign documents (ISO 8601 strings for dates, base64 strings for data).
 extension TreeDecoder {
-    /// Values with a node of their own, decoded without calling their `init(from:)`; `nil` for
-    /// every other type.
-    @inline(__always)
-    func unboxSpecial<T: Decodable>(_ value: ArchiveValue, as type: T.Type) throws -> T? {
-        if T.self == String.self { return unsafeBitCast(try unboxString(value), to: T.self) }
-        if T.self == Int.self { return unsafeBitCast(try unboxInteger(value, as: Int.self), to: T.self) }
-        if T.self == Double.self { return unsafeBitCast(try unboxDouble(value), to: T.self) }
-        if T.self == Bool.self { return unsafeBitCast(try unboxBool(value), to: T.self) }
-        if let primitive = T.self as? any ArchiveDecodablePrimitive.Type {
-            return try primitive.init(archiveValue: value, decoder: self) as? T
-        }
-        return nil
-    }
-
     func unboxString(_ value: ArchiveValue, key: @autoclosure () -> PathKey? = nil) throws -> String {
         guard case .string(let string) = value else { throw mismatch(expected: "a string", found: value, key: key()) }
         return string
