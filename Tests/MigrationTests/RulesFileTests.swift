@@ -473,7 +473,7 @@ struct RulesFileTests {
     @Test("the public lists name every rule keyword and converter")
     func publicLists() {
         #expect(RulesFile.formatVersion == 1)
-        #expect(RulesFile.ruleKeywords.count == 13)
-        #expect(RulesFile.converterNames.contains("date"))
+        #expect(RulesFile.RuleKeyword.allCases.count == 13)
+        #expect(RulesFile.ConverterName.allCases.contains(.date))
     }
 }

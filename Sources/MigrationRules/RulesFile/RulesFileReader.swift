@@ -129,89 +129,66 @@ struct RulesFileReader {
 
     // MARK: Rules
 
-    /// Each rule keyword with the keys it takes and an example spelling.
-    static let ruleSpellings: [(keyword: String, keys: [String], example: String)] = [
-        ("rename", ["to", "required"], #"{"rename": "old", "to": "new", "required": false}"#),
-        ("add", ["default"], #"{"add": "key", "default": false}"#),
-        ("remove", ["restoring"], #"{"remove": "key", "restoring": 0}"#),
-        (
-            "convert", ["using", "map", "default", "from", "to", "inKey", "with", "key"],
-            #"{"convert": "key", "using": "stringToInt"}"#
-        ),
-        ("move", ["to"], #"{"move": "x", "to": "center.x"}"#),
-        ("nest", ["into"], #"{"nest": ["x", "y"], "into": "center"}"#),
-        ("hoist", ["from"], #"{"hoist": ["x", "y"], "from": "center"}"#),
-        ("wrapInArray", [], #"{"wrapInArray": "key"}"#),
-        ("takeFirst", [], #"{"takeFirst": "key"}"#),
-        ("split", ["into", "separator"], #"{"split": "name", "into": ["first", "last"], "separator": " "}"#),
-        ("merge", ["into", "separator"], #"{"merge": ["first", "last"], "into": "name", "separator": " "}"#),
-        ("renameType", ["to"], #"{"renameType": "OldName", "to": "NewName"}"#),
-        ("scope", ["rules"], #"{"scope": "people[*]", "rules": […]}"#),
-    ]
-
-    static let ruleKeywords = ruleSpellings.map(\.keyword)
-
     func rule(_ value: ArchiveValue, at path: ArchivePath) throws -> MigrationRule {
         guard case .dictionary(let entries) = value else {
             throw invalid(
                 "a rule is an object such as {\"rename\": \"old\", \"to\": \"new\"}; found \(value.kindAndValue)",
                 at: path)
         }
-        let keywords = entries.keys.filter { Self.ruleKeywords.contains($0) }
-        guard keywords.count == 1, let spelling = Self.ruleSpellings.first(where: { $0.keyword == keywords[0] }) else {
+        let keywords = entries.keys.compactMap(RulesFile.RuleKeyword.init(rawValue:))
+        guard keywords.count == 1, let keyword = keywords.first else {
             if keywords.count > 1 {
                 throw invalid(
-                    "a rule has exactly one rule keyword, and this one has \(keywords.map { "'\($0)'" }.joined(separator: " and "))",
+                    "a rule has exactly one rule keyword, and this one has \(keywords.map { "'\($0.rawValue)'" }.joined(separator: " and "))",
                     at: path)
             }
             let first = entries.keys.first { $0 != "comment" }
             throw invalid(
                 (first.map { "unknown rule '\($0)'" } ?? "the rule is empty") + "; the rules are "
-                    + Self.ruleKeywords.joined(separator: ", "),
+                    + RulesFile.RuleKeyword.allCases.map(\.rawValue).joined(separator: ", "),
                 at: first.map { path.appending($0) } ?? path)
         }
         let rule = Fields(entries: entries, path: path, reader: self)
         try rule.checkKeys(
-            [spelling.keyword] + spelling.keys + ["comment"],
-            context: "a \(spelling.keyword) rule, spelled \(spelling.example)")
-        let keyword = spelling.keyword
+            [keyword.rawValue] + keyword.operandKeys + ["comment"],
+            context: "a \(keyword.rawValue) rule, spelled \(keyword.example)")
+        let key = keyword.rawValue
         switch keyword {
-        case "rename":
+        case .rename:
             return .rename(
-                try rule.key(keyword), to: try rule.requiredKey("to", "the new key"),
+                try rule.key(key), to: try rule.requiredKey("to", "the new key"),
                 required: try rule.bool("required") ?? false)
-        case "add":
+        case .add:
             guard let value = rule["default"] else {
-                throw invalid("an add rule needs a 'default': \(spelling.example)", at: path.appending("default"))
+                throw invalid("an add rule needs a 'default': \(keyword.example)", at: path.appending("default"))
             }
-            return .add(try rule.key(keyword), default: value)
-        case "remove":
-            return .remove(try rule.key(keyword), restoring: rule["restoring"])
-        case "convert":
-            return .convert(try rule.key(keyword), try converter(rule))
-        case "move":
-            return .move(try rule.keyPath(keyword), to: try rule.keyPath("to"))
-        case "nest":
-            return .nest(try rule.keys(keyword), into: try rule.requiredKey("into", "the nested dictionary's key"))
-        case "hoist":
-            return .hoist(try rule.keys(keyword), from: try rule.requiredKey("from", "the nested dictionary's key"))
-        case "wrapInArray":
-            return .wrapInArray(try rule.key(keyword))
-        case "takeFirst":
-            return .takeFirst(try rule.key(keyword))
-        case "split":
-            return .split(
-                try rule.key(keyword), into: try rule.keys("into"), separator: try rule.separator())
-        case "merge":
+            return .add(try rule.key(key), default: value)
+        case .remove:
+            return .remove(try rule.key(key), restoring: rule["restoring"])
+        case .convert:
+            return .convert(try rule.key(key), try converter(rule))
+        case .move:
+            return .move(try rule.keyPath(key), to: try rule.keyPath("to"))
+        case .nest:
+            return .nest(try rule.keys(key), into: try rule.requiredKey("into", "the nested dictionary's key"))
+        case .hoist:
+            return .hoist(try rule.keys(key), from: try rule.requiredKey("from", "the nested dictionary's key"))
+        case .wrapInArray:
+            return .wrapInArray(try rule.key(key))
+        case .takeFirst:
+            return .takeFirst(try rule.key(key))
+        case .split:
+            return .split(try rule.key(key), into: try rule.keys("into"), separator: try rule.separator())
+        case .merge:
             return .merge(
-                try rule.keys(keyword), into: try rule.requiredKey("into", "the merged key"),
+                try rule.keys(key), into: try rule.requiredKey("into", "the merged key"),
                 separator: try rule.separator())
-        case "renameType":
-            return .renameType(from: try rule.key(keyword), to: try rule.requiredKey("to", "the new type name"))
-        default:
-            let scope = try rule.path(keyword)
+        case .renameType:
+            return .renameType(from: try rule.key(key), to: try rule.requiredKey("to", "the new type name"))
+        case .scope:
+            let scope = try rule.path(key)
             guard let list = try rule.array("rules", "a list of rules") else {
-                throw invalid("a scope rule needs 'rules': \(spelling.example)", at: path.appending("rules"))
+                throw invalid("a scope rule needs 'rules': \(keyword.example)", at: path.appending("rules"))
             }
             return .scoped(
                 scope, try list.enumerated().map { try self.rule($1, at: path.appending("rules").appending($0)) })
@@ -219,19 +196,6 @@ struct RulesFileReader {
     }
 
     // MARK: Converters
-
-    /// Each converter name with the extra keys it takes.
-    static let converterSpellings: [(name: String, keys: [String], converter: ValueConverter?)] = [
-        ("stringToInt", [], .stringToInt), ("intToString", [], .intToString),
-        ("stringToDouble", [], .stringToDouble), ("doubleToString", [], .doubleToString),
-        ("stringToBool", [], .stringToBool), ("boolToString", [], .boolToString),
-        ("intToDouble", [], .intToDouble), ("doubleToInt", [], .doubleToInt),
-        ("date", ["from", "to"], nil), ("wrapElements", ["inKey", "with"], nil),
-        ("unwrapElements", ["key", "with"], nil),
-        ("map", ["map", "default"], nil),
-    ]
-
-    static let converterNames = converterSpellings.map(\.name)
 
     static let dateFormats: [String: ValueConverter.DateFormat] = [
         "iso8601": .iso8601, "secondsSince1970": .secondsSince1970, "millisecondsSince1970": .millisecondsSince1970,
@@ -241,8 +205,8 @@ struct RulesFileReader {
     func converter(_ rule: Fields) throws -> ValueConverter {
         let name: String
         if rule["map"] != nil {
-            name = try rule.string("using", "a converter name") ?? "map"
-            guard name == "map" else {
+            name = try rule.string("using", "a converter name") ?? RulesFile.ConverterName.map.rawValue
+            guard name == RulesFile.ConverterName.map.rawValue else {
                 throw invalid(
                     "a convert rule has either 'using' or 'map'; for a value map leave 'using' out",
                     at: rule.path.appending("using"))
@@ -250,22 +214,29 @@ struct RulesFileReader {
         } else {
             guard let using = try rule.string("using", "a converter name") else {
                 throw invalid(
-                    "a convert rule needs 'using' (one of \(Self.converterNames.joined(separator: ", "))) or 'map'",
+                    "a convert rule needs 'using' (one of \(RulesFile.ConverterName.spelledList)) or 'map'",
                     at: rule.path.appending("using"))
             }
             name = using
         }
-        guard let spelling = Self.converterSpellings.first(where: { $0.name == name }) else {
+        guard let converterName = RulesFile.ConverterName(rawValue: name) else {
             throw invalid(
-                "unknown converter '\(name)'; the converters are \(Self.converterNames.joined(separator: ", "))",
+                "unknown converter '\(name)'; the converters are \(RulesFile.ConverterName.spelledList)",
                 at: rule.path.appending("using"))
         }
         try rule.checkKeys(
-            ["convert", "using", "comment"] + spelling.keys,
+            ["convert", "using", "comment"] + converterName.operandKeys,
             context: "a convert rule using \(name)")
-        if let converter = spelling.converter { return converter }
-        switch name {
-        case "date":
+        switch converterName {
+        case .stringToInt: return .stringToInt
+        case .intToString: return .intToString
+        case .stringToDouble: return .stringToDouble
+        case .doubleToString: return .doubleToString
+        case .stringToBool: return .stringToBool
+        case .boolToString: return .boolToString
+        case .intToDouble: return .intToDouble
+        case .doubleToInt: return .doubleToInt
+        case .date:
             let from = try dateFormat(rule, "from")
             let to = try dateFormat(rule, "to")
             switch (from, to) {
@@ -277,14 +248,14 @@ struct RulesFileReader {
                         + "\"to\": \"date\"} or the reverse",
                     at: rule.path.appending("from"))
             }
-        case "wrapElements":
+        case .wrapElements:
             return .wrapElements(
                 inKey: try rule.requiredKey("inKey", "the key each element goes under"),
                 with: try rule.dictionary("with") ?? [:])
-        case "unwrapElements":
+        case .unwrapElements:
             return .unwrapElements(
                 key: try rule.requiredKey("key", "the key to take"), restoring: try rule.dictionary("with"))
-        default:
+        case .map:
             return try valueMap(rule)
         }
     }
