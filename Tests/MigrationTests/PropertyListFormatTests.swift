@@ -335,7 +335,9 @@ struct PropertyListFormatTests {
                     .double(.nan), .double(.infinity), .double(-.infinity),
                 ],
                 "floats": [.double(Double(Float(3.14159)))],
-                "strings": ["", "ascii", "Åbenraa", "日本語", "emoji 🎉", "<&> \"quoted\" 'single'\r\nline", "a\u{0}b"],
+                "strings": [
+                    "", "ascii", "Åbenraa", "日本語", "emoji 🎉", "<&> \"quoted\" 'single'\r\nline", "tab\tand newline\n",
+                ],
                 "clé": "non-ASCII key",
                 "dates": [
                     .date(Date(timeIntervalSinceReferenceDate: 0)),

@@ -118,13 +118,17 @@ extension ArchivePath: CustomStringConvertible {
         }
     }
 
+    /// `key` for a quoted component: `"` and `\` escaped with a backslash, control characters
+    /// (invisible, and some cannot be printed at all) as `\u{1B}`.
     static func escape(_ key: String) -> String {
         var escaped = ""
-        for character in key {
-            switch character {
+        for scalar in key.unicodeScalars {
+            switch scalar {
             case "\"": escaped += "\\\""
             case "\\": escaped += "\\\\"
-            default: escaped.append(character)
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
+                escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: escaped.unicodeScalars.append(scalar)
             }
         }
         return escaped
@@ -223,6 +227,10 @@ private struct PathParser {
                 if scalars[position] == "\\" {
                     position += 1
                     guard position < scalars.count else { break }
+                    if let escaped = try parseScalarEscape() {
+                        key.append(escaped)
+                        continue
+                    }
                 }
                 key.append(scalars[position])
                 position += 1
@@ -245,6 +253,23 @@ private struct PathParser {
         guard let index = Int(digits) else { throw error("expected an index, '*' or a quoted key after '['") }
         try expectClosingBracket()
         return .index(index)
+    }
+
+    /// After a backslash: `u{HEX}` as the scalar it names (``ArchivePath/escape(_:)``), or `nil`
+    /// for any other character, which stands for itself.
+    mutating func parseScalarEscape() throws -> Unicode.Scalar? {
+        guard scalars[position] == "u", position + 1 < scalars.count, scalars[position + 1] == "{" else { return nil }
+        var end = position + 2
+        var hex = ""
+        while end < scalars.count, scalars[end] != "}", hex.unicodeScalars.count < 8 {
+            hex.unicodeScalars.append(scalars[end])
+            end += 1
+        }
+        guard end < scalars.count, scalars[end] == "}", let value = UInt32(hex, radix: 16),
+            let scalar = Unicode.Scalar(value)
+        else { throw error("expected a scalar such as \\u{1B} after '\\u'") }
+        position = end + 1
+        return scalar
     }
 
     mutating func expectClosingBracket() throws {

@@ -83,7 +83,7 @@ enum XMLPropertyListWriter {
             case .string(let text):
                 indent(depth)
                 append("<string>")
-                escape(text)
+                try escape(text)
                 append("</string>")
                 newline()
             case .date(let date):
@@ -124,8 +124,8 @@ enum XMLPropertyListWriter {
                 }
                 line("<dict>", depth: depth)
                 for (key, element) in dictionary {
-                    self.key(markup.key(key, isTopLevel: depth == 0), depth: depth + 1)
                     do {
+                        try self.key(markup.key(key, isTopLevel: depth == 0), depth: depth + 1)
                         try self.value(element, depth: depth + 1)
                     } catch let error as ArchiveError {
                         throw error.prefixingPath([.key(key)])
@@ -150,8 +150,8 @@ enum XMLPropertyListWriter {
             }
             line("<dict>", depth: depth)
             for (key, element) in entries {
-                self.key(key, depth: depth + 1)
                 do {
+                    try self.key(key, depth: depth + 1)
                     try value(element, depth: depth + 1)
                 } catch let error as ArchiveError {
                     throw error.prefixingPath([.key(key)])
@@ -160,10 +160,10 @@ enum XMLPropertyListWriter {
             line("</dict>", depth: depth)
         }
 
-        private mutating func key(_ key: String, depth: Int) {
+        private mutating func key(_ key: String, depth: Int) throws {
             indent(depth)
             append("<key>")
-            escape(key)
+            try escape(key)
             append("</key>")
             newline()
         }
@@ -206,11 +206,21 @@ enum XMLPropertyListWriter {
         }
 
         /// Appends `text` with `&`, `<`, `>` and carriage returns escaped.
-        private mutating func escape(_ text: String) {
+        ///
+        /// - Throws: `ArchiveError.Code.invalidValue` for a character XML 1.0 cannot hold at all,
+        ///   not even as a character reference (a control character other than tab, line feed
+        ///   and carriage return; U+FFFE, U+FFFF): Apple's and Python's readers reject them.
+        private mutating func escape(_ text: String) throws {
             let utf8 = text.utf8
-            guard utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x0D }) else {
+            guard utf8.contains(where: { $0 < 0x20 || $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0xEF }) else {
                 output.append(contentsOf: utf8)
                 return
+            }
+            if let forbidden = text.unicodeScalars.first(where: Self.isForbiddenInXML) {
+                throw ArchiveError(
+                    .invalidValue,
+                    "the text contains U+\(String(forbidden.value, radix: 16, uppercase: true).leftPadded(to: 4)), "
+                        + "which an XML property list cannot hold; write a binary property list instead")
             }
             for byte in utf8 {
                 switch byte {
@@ -223,11 +233,27 @@ enum XMLPropertyListWriter {
             }
         }
 
+        /// Whether XML 1.0 forbids `scalar` in a document, even as a character reference.
+        static func isForbiddenInXML(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0x09, 0x0A, 0x0D: return false
+            case 0x00..<0x20, 0xFFFE, 0xFFFF: return true
+            default: return false
+            }
+        }
+
         /// The shortest decimal that reads back to `number`; `nan`, `+infinity`, `-infinity`.
         static func spelling(of number: Double) -> String {
             if number.isNaN { return "nan" }
             if number.isInfinite { return number < 0 ? "-infinity" : "+infinity" }
             return number.description
         }
+    }
+}
+
+extension String {
+    /// The string with leading zeros up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
