@@ -24,10 +24,11 @@ enum ConvertCommand: ArchiveCommand {
             )
         }
         let path = arguments.positional[0]
-        let (tree, _) = try context.readArchive(path)
+        let document = try context.readArchive(path)
+        // A plain document stays plain; an archive keeps its markup unless --plain asks otherwise.
         let options = ArchiveWritingOptions(
-            prettyPrinted: !arguments.flag(.compact), markup: arguments.flag(.plain) ? .plain : .archive)
-        let data = try format.write(tree, options: options)
+            prettyPrinted: !arguments.flag(.compact), markup: arguments.flag(.plain) ? .plain : document.markup)
+        let data = try format.write(document.tree, options: options)
         if let output = arguments.value(.outputFile) {
             try AtomicFile.write(data, to: context.url(output))
         } else {

@@ -18,8 +18,8 @@ enum DiffCommand: ArchiveCommand {
 
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus {
         let format = try context.outputFormat(arguments)
-        let (old, _) = try context.readArchive(arguments.positional[0])
-        let (new, _) = try context.readArchive(arguments.positional[1])
+        let old = try context.readArchive(arguments.positional[0]).tree
+        let new = try context.readArchive(arguments.positional[1]).tree
         let differences = ArchiveDiff.differences(
             from: old, to: new, options: ArchiveDiff.Options(numbersByValue: !arguments.flag(.exactNumbers)))
         if format == .json {

@@ -17,7 +17,8 @@ enum InspectCommand: ArchiveCommand {
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus {
         let format = try context.outputFormat(arguments)
         let path = arguments.positional[0]
-        let (tree, archiveFormat) = try context.readArchive(path)
+        let document = try context.readArchive(path)
+        let (tree, archiveFormat) = (document.tree, document.format)
         let envelope = try ArchiveEnvelope(tree: tree)
         var survey = GraphSurvey()
         survey.visit(envelope?.root ?? tree, at: .root)

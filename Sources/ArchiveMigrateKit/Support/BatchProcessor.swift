@@ -90,13 +90,13 @@ struct BatchProcessor: Sendable {
         _ path: String, transform: (inout ArchiveValue) throws -> MigrationReport
     ) -> Outcome {
         do {
-            var (tree, format) = try context.readArchive(path)
-            let report = try transform(&tree)
+            var document = try context.readArchive(path)
+            let report = try transform(&document.tree)
             if case .inPlace = destination, report.document == nil, report.migratedObjectCount == 0 {
                 // Nothing changed: leave the file (and its backup) alone.
                 return Outcome(path: path, report: report)
             }
-            let output = try format.write(tree)
+            let output = try document.data()
             return Outcome(path: path, output: output, report: report)
         } catch let error as ArchiveError {
             return Outcome(path: path, error: error.adding(file: path))

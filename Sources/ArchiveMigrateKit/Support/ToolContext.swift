@@ -37,8 +37,8 @@ struct ToolContext: Sendable {
         }
     }
 
-    /// Reads an archive in any supported format.
-    func readArchive(_ path: String) throws -> (tree: ArchiveValue, format: ArchiveFormat) {
+    /// Reads an archive or plain document in any supported format.
+    func readArchive(_ path: String) throws -> ArchiveDocument {
         let data: Data
         // Refuse a file larger than the readers accept before reading it into memory.
         let limit = ArchiveLimits.default.maxInputBytes
@@ -54,7 +54,7 @@ struct ToolContext: Sendable {
             throw ArchiveError(.io, "cannot read \(path)", underlyingError: error)
         }
         do {
-            return try ArchiveFormat.read(data)
+            return try ArchiveDocument(data: data)
         } catch let error as ArchiveError {
             throw error.adding(file: path)
         }

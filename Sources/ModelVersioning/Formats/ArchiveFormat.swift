@@ -119,15 +119,26 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
         }
     }
 
-    /// Detects the format of `data` and reads it.
+    /// Detects the format of `data` and reads it as a whole archive: besides what the format's
+    /// reader checks, every reference must point to an object of the archive.
     ///
     /// A property list whose top level is a dictionary with `$archiver` is read as a
     /// ``keyedArchive`` (its root object), whatever ``detect(_:)`` guessed.
     ///
-    /// - Throws: `ArchiveError.Code.unsupportedFormat` when the format is not recognised, and
+    /// - Throws: `ArchiveError.Code.unsupportedFormat` when the format is not recognised,
+    ///   `ArchiveError.Code.unresolvedReference` at the path of a reference to no object, and
     ///   whatever the format's reader throws.
     public static func read(_ data: Data, options: ArchiveReadingOptions = .init()) throws -> (
         ArchiveValue, ArchiveFormat
+    ) {
+        let document = try readDocument(data, options: options)
+        return (document.value, document.format)
+    }
+
+    /// ``read(_:options:)-swift.type.method``, also telling whether the document's markup was
+    /// read (``ArchiveDocument/markup``).
+    static func readDocument(_ data: Data, options: ArchiveReadingOptions) throws -> (
+        value: ArchiveValue, format: ArchiveFormat, usedMarkup: Bool
     ) {
         guard let format = detect(data) else {
             throw ArchiveError(
@@ -136,15 +147,26 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
                     ? "the input is empty"
                     : "the input is neither JSON nor a property list (it starts with \(hexPrefix(data)))")
         }
+        guard data.count <= options.limits.maxInputBytes else {
+            throw ArchiveError.limitExceeded(
+                .inputBytes, "the input has \(data.count) bytes, more than the limit of \(options.limits.maxInputBytes)"
+            )
+        }
         switch format {
         case .json:
-            return (try format.read(data, options: options), format)
+            let (value, usedMarkup, hasReferences) = try JSONReader.readDocument(data, options: options)
+            if hasReferences { try ArchiveMarkup.checkReferences(in: value, limits: options.limits) }
+            return (value, format, usedMarkup)
         case .xmlPropertyList, .binaryPropertyList, .keyedArchive:
-            let propertyList = try PropertyListReader.read(data, options: options)
+            let (propertyList, usedMarkup) = try PropertyListReader.readDocument(data, options: options)
             if KeyedArchiveReader.isKeyedArchive(propertyList) {
-                return (try KeyedArchiveReader.read(propertyList: propertyList, options: options), .keyedArchive)
+                let root = try KeyedArchiveReader.read(propertyList: propertyList, options: options)
+                return (root, .keyedArchive, true)
             }
-            return (propertyList, PropertyListReader.kind(of: data) == .binary ? .binaryPropertyList : .xmlPropertyList)
+            if usedMarkup { try ArchiveMarkup.checkReferences(in: propertyList, limits: options.limits) }
+            let kind: ArchiveFormat =
+                PropertyListReader.kind(of: data) == .binary ? .binaryPropertyList : .xmlPropertyList
+            return (propertyList, kind, usedMarkup)
         }
     }
 

@@ -246,3 +246,90 @@ enum ArchiveMarkup {
         ArchiveError(.malformedInput, message, path: path)
     }
 }
+
+extension ArchiveMarkup {
+    /// Checks that every reference in `tree` points to an object of the tree (one with that
+    /// `$id`): a reference to nothing is damage, never a value to pass on.
+    ///
+    /// - Throws: `ArchiveError.Code.unresolvedReference` at the first dangling reference's path.
+    static func checkReferences(in tree: ArchiveValue, limits: ArchiveLimits) throws {
+        var identities = Set<ArchiveObjectID>()
+        var referenced = Set<ArchiveObjectID>()
+        collect(tree, depth: 0, maxDepth: limits.maxDepth, identities: &identities, referenced: &referenced)
+        let dangling = referenced.subtracting(identities)
+        guard !dangling.isEmpty,
+            let (id, path) = firstReference(in: tree, to: dangling, path: .root, depth: 0, maxDepth: limits.maxDepth)
+        else { return }
+        throw ArchiveError(.unresolvedReference, "the reference \(id) points to no object of the archive", path: path)
+    }
+
+    /// Every identity defined and every identity referred to (the readers bound the depth
+    /// already; `maxDepth` keeps the walk bounded on its own).
+    private static func collect(
+        _ value: ArchiveValue, depth: Int, maxDepth: Int, identities: inout Set<ArchiveObjectID>,
+        referenced: inout Set<ArchiveObjectID>
+    ) {
+        guard depth <= maxDepth else { return }
+        switch value {
+        case .reference(let id):
+            referenced.insert(id)
+        case .object(let object):
+            if let id = object.id { identities.insert(id) }
+            for index in object.fields.indices {
+                collect(
+                    object.fields.value(at: index), depth: depth + 1, maxDepth: maxDepth, identities: &identities,
+                    referenced: &referenced)
+            }
+        case .array(let elements):
+            for element in elements {
+                collect(element, depth: depth + 1, maxDepth: maxDepth, identities: &identities, referenced: &referenced)
+            }
+        case .dictionary(let entries):
+            for index in entries.indices {
+                collect(
+                    entries.value(at: index), depth: depth + 1, maxDepth: maxDepth, identities: &identities,
+                    referenced: &referenced)
+            }
+        default:
+            break
+        }
+    }
+
+    /// The first reference (in document order) to one of `ids`, with its path.
+    private static func firstReference(
+        in value: ArchiveValue, to ids: Set<ArchiveObjectID>, path: ArchivePath, depth: Int, maxDepth: Int
+    ) -> (ArchiveObjectID, ArchivePath)? {
+        guard depth <= maxDepth else { return nil }
+        switch value {
+        case .reference(let id):
+            return ids.contains(id) ? (id, path) : nil
+        case .object(let object):
+            for (key, field) in object.fields {
+                if let found = firstReference(
+                    in: field, to: ids, path: path.appending(key), depth: depth + 1, maxDepth: maxDepth)
+                {
+                    return found
+                }
+            }
+        case .array(let elements):
+            for (index, element) in elements.enumerated() {
+                if let found = firstReference(
+                    in: element, to: ids, path: path.appending(index), depth: depth + 1, maxDepth: maxDepth)
+                {
+                    return found
+                }
+            }
+        case .dictionary(let entries):
+            for (key, element) in entries {
+                if let found = firstReference(
+                    in: element, to: ids, path: path.appending(key), depth: depth + 1, maxDepth: maxDepth)
+                {
+                    return found
+                }
+            }
+        default:
+            break
+        }
+        return nil
+    }
+}

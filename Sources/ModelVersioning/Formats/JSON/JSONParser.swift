@@ -63,7 +63,10 @@ struct JSONParser: ~Copyable {
     private let maxObjectCount: Int
     private let markupMode: MarkupMode
     /// Whether objects are read as archive markup (decided on the first key in `.automatic`).
-    private var markup: Bool
+    private(set) var markup: Bool
+    /// Whether a `{"$ref": n}` was read: the reader then checks that every reference has its
+    /// object (``ArchiveMarkup/checkReferences(in:limits:)``).
+    private(set) var sawReference = false
 
     private var values = MoveStack<ArchiveValue>()
     private var entries = MoveStack<ArchiveDictionary.Entry>()
@@ -314,6 +317,7 @@ struct JSONParser: ~Copyable {
                 value = object
             } else {
                 value = try interpretMarkup()
+                if case .reference = value { sawReference = true }
             }
         } else {
             value = .dictionary(ArchiveDictionary(uniqueStoredEntries: entries.removeArray(from: start)))

@@ -27,6 +27,14 @@ import Foundation
 ///   that was hit (depth, input bytes, values, string length, collection count).
 enum JSONReader {
     static func read(_ data: Data, options: ArchiveReadingOptions) throws -> ArchiveValue {
+        try readDocument(data, options: options).value
+    }
+
+    /// Reads `data` and tells whether it was read as archive markup (in `.automatic`, whether
+    /// its top-level object starts with `$archive` or `$type`) and whether it holds a reference.
+    static func readDocument(_ data: Data, options: ArchiveReadingOptions) throws -> (
+        value: ArchiveValue, usedMarkup: Bool, hasReferences: Bool
+    ) {
         guard data.count <= options.limits.maxInputBytes else {
             throw ArchiveError.limitExceeded(
                 .inputBytes, "the input has \(data.count) bytes, more than the limit of \(options.limits.maxInputBytes)"
@@ -40,7 +48,8 @@ enum JSONReader {
                         location: .init(line: 1, column: 1, byteOffset: 0))
                 }
                 var parser = JSONParser(base, count: buffer.count, options: options)
-                return try parser.parse()
+                let value = try parser.parse()
+                return (value, parser.markup, parser.sawReference)
             }
         }
     }

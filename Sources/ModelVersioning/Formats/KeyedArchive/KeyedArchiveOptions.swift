@@ -59,5 +59,5 @@ public struct KeyedArchiveOptions: Sendable, Hashable {
     public static let mantle = KeyedArchiveOptions(writesModelVersion: true, writesNumbersAsObjects: true)
 
     /// The key Mantle stores a model's version under.
-    public static let modelVersionKey = "MTLModelVersion"
+    static let modelVersionKey = "MTLModelVersion"
 }

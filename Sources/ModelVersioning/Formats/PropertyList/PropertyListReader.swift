@@ -25,6 +25,13 @@ enum PropertyListReader {
     ///   offset, or the line and column, and the path), `ArchiveError.Code.limitExceeded` or
     ///   `ArchiveError.Code.unsupportedFormat`.
     static func read(_ data: Data, options: ArchiveReadingOptions) throws -> ArchiveValue {
+        try readDocument(data, options: options).value
+    }
+
+    /// Reads a property list and tells whether its markup was read (see ``usesMarkup(_:mode:)``).
+    static func readDocument(_ data: Data, options: ArchiveReadingOptions) throws -> (
+        value: ArchiveValue, usedMarkup: Bool
+    ) {
         guard data.count <= options.limits.maxInputBytes else {
             throw ArchiveError.limitExceeded(
                 .inputBytes,
@@ -41,8 +48,8 @@ enum PropertyListReader {
         case .none:
             throw ArchiveError(.unsupportedFormat, "the input is empty")
         }
-        guard usesMarkup(plain, mode: options.markup) else { return plain }
-        return try interpretMarkup(plain, isTopLevel: true)
+        guard usesMarkup(plain, mode: options.markup) else { return (plain, false) }
+        return (try interpretMarkup(plain, isTopLevel: true), true)
     }
 
     /// The kinds of property list.
