@@ -39,8 +39,8 @@ let package = Package(
             name: "MigrationTests",
             // The command-line tools are dependencies so that they are built for the tests that run them.
             dependencies: [
-                "ModelVersioning", "MigrationRules", "ArchiveCompatibility", "ArchiveMigrateKit", "SketchModel", "archive-migrate",
-                "sketch-migrate",
+                "ModelVersioning", "MigrationRules", "ArchiveCompatibility", "ArchiveMigrateKit", "SketchModel",
+                "archive-migrate", "sketch-migrate",
             ]),
     ],
     swiftLanguageModes: [.v6]
