@@ -35,12 +35,15 @@ let package = Package(
         .executableTarget(
             name: "sketch-migrate", dependencies: ["ArchiveMigrateKit", "SketchModel"],
             path: "Examples/Sketch/sketch-migrate"),
+        // Depends on MigrationRules alone, so that the build checks that migrations need no Codable and
+        // no formats.
+        .testTarget(name: "MigrationRulesTests", dependencies: ["MigrationRules"]),
         .testTarget(
             name: "MigrationTests",
             // The command-line tools are dependencies so that they are built for the tests that run them.
             dependencies: [
-                "ModelVersioning", "MigrationRules", "ArchiveCompatibility", "ArchiveMigrateKit", "SketchModel", "archive-migrate",
-                "sketch-migrate",
+                "ModelVersioning", "MigrationRules", "ArchiveCompatibility", "ArchiveMigrateKit", "SketchModel",
+                "archive-migrate", "sketch-migrate",
             ]),
     ],
     swiftLanguageModes: [.v6]

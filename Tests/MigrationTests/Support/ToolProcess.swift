@@ -44,8 +44,8 @@ struct ToolProcess {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let outURL = scratch.appendingPathComponent("out")
         let errURL = scratch.appendingPathComponent("err")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let out = try FileHandle(forWritingTo: outURL)
         let err = try FileHandle(forWritingTo: errURL)
         process.standardOutput = out
@@ -91,7 +91,7 @@ final class ScratchFolder {
         }
         for case let file as URL in enumerator {
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory)
+            _ = FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory)
             guard !isDirectory.boolValue else { continue }
             let relative = String(file.standardizedFileURL.path.dropFirst(source.standardizedFileURL.path.count + 1))
             try copy(fixture: path + "/" + relative, to: name + "/" + relative)

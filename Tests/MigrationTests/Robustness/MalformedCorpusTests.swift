@@ -192,7 +192,7 @@ struct MalformedCorpusTests {
         // The decoder reads the same way, then migrates and decodes into a polymorphic model.
         var options = DecodingOptions()
         options.limits = entry.limits
-        let decoder = ArchiveDecoder(registry: seedRegistry, options: options)
+        let decoder = ArchiveDecoder(registry: shapesRegistry, options: options)
         let decoded = Self.outcome("ArchiveDecoder.decode") { _ = try decoder.decode(Contents.self, from: data) }
         switch (detected, decoded) {
         case (.error(let readError), .error(let decodeError)):

@@ -10,9 +10,7 @@ import Testing
 struct KeyedArchiveTests {
     // MARK: - Helpers
 
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let fixtureRoot = packageRoot.appendingPathComponent("Fixtures/nskeyedarchiver")
+    static let fixtureRoot = Fixture.url("nskeyedarchiver")
 
     /// The path, relative to ``fixtureRoot``, of a must-fail archive kept in `Fixtures/malformed`
     /// (one copy for this suite and `MalformedCorpusTests`).
@@ -519,9 +517,7 @@ struct KeyedArchiveTests {
 
     @Test("CPython: a PyObjC archive with $classhints keeps its class and fields")
     func pyobjc() throws {
-        let data = try Data(
-            contentsOf: Self.packageRoot.appendingPathComponent(
-                "Fixtures/plist/cpython-plistlib/keyed_archive_pyobjc.bplist"))
+        let data = try Fixture.data("plist/cpython-plistlib/keyed_archive_pyobjc.bplist")
         let string = try Self.object(Self.read(data))
         #expect(string.typeName == "OC_BuiltinPythonUnicode")
         #expect(string.superclassNames == ["OC_PythonUnicode", "NSString", "NSObject"])

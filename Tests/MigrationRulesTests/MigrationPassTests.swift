@@ -434,7 +434,7 @@ struct MigrationPassTests {
 
     /// zorn/VersionedFilesDemo: v1 {people: [{id, name}]} → v2 splits the name → v3 adds
     /// `birthday` (null) and `mark_as_favorite` (false). Trees transcribed from
-    /// `simple-v{1,2}.people.json` (see Fixtures in the shared fixtures README).
+    /// `simple-v{1,2}.people.json` (Fixtures/versioned-json/README.md).
     static let people = DocumentMigrations(
         name: "people", versionPath: "schema_version", currentVersion: 3, unversionedVersion: 1,
         steps: [

@@ -4,7 +4,8 @@ import ModelVersioning
 import SketchModel
 import Testing
 
-/// The sample app's types, named apart from the seed models of the same names in this target.
+/// The sample app's types, named apart from this target's test models of the same names
+/// (Support/NSCodingEraModel.swift, Support/PolymorphicShapes.swift).
 private enum Sketch {
     typealias Drawing = SketchModel.Drawing
     typealias Circle = SketchModel.Circle
@@ -109,7 +110,7 @@ struct SketchHistoryTests {
                 "Rectangle origin (0.0, 0.0) size 640.0 × 480.0, stroke #333333 width 1.0",
                 "Rectangle origin (-12.75, -12.75) size 25.5 × 25.5, stroke #FF8800 width 1.0",
             ],
-            // A model without a name gets no thumbnail (seed 000: "if ([md_name length])").
+            // A model without a name gets no thumbnail (as in the NSCoding original: "if ([md_name length])").
             models: [" |  | drawing | (0.0, 0.0, 0.0, 0.0) | flag 4294967295 | tags [] | no thumbnail"],
             focus: nil),
         "v2/garden.json": Summary(
@@ -331,8 +332,8 @@ struct SketchHistoryTests {
     /// This is exact because every value the older release had survives in today's model, and every
     /// value it did not have is dropped on the way down whatever it is (the canvas colour, stroke
     /// widths, tags, the focus). The one value today's model dropped is `Model.para`, which the
-    /// downgrade restores as `0`: the fixtures hold `0` because every release did (seed 000's
-    /// reserved parameter), so the round trip is exact. The one difference is a rectangle archived
+    /// downgrade restores as `0`: the fixtures hold `0` because every release did (the NSCoding
+    /// original's reserved parameter), so the round trip is exact. The one difference is a rectangle archived
     /// under the alias `SketchApp.Rect` (pasted in 1.1): it comes back under its name `Rect`, as the
     /// type's chain renames it.
     @Test(

@@ -7,9 +7,7 @@ import Testing
 struct PropertyListFormatTests {
     // MARK: - Fixtures
 
-    static let fixtureRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/plist")
+    static let fixtureRoot = Fixture.url("plist")
 
     static let fixtureFolders = [
         "swift-foundation", "swift-corelibs-foundation", "cpython-plistlib", "biplist", "rust-plist",

@@ -200,7 +200,7 @@ struct RulesFileTests {
     @Test("the excalidraw v1 library fields become roundness and boundElements, legacy keys deleted")
     func excalidraw() throws {
         // Upstream's loader: strokeSharpness "sharp" → roundness null, "round" → {type: …};
-        // boundElementIds ids → boundElements [{type: "arrow", id}] (shared fixtures README).
+        // boundElementIds ids → boundElements [{type: "arrow", id}] (Fixtures/versioned-json/README.md).
         let catalog = try MigrationCatalog(rulesFile: [
             "formatVersion": 1,
             "documents": [

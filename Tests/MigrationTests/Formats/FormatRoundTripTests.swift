@@ -45,14 +45,16 @@ struct FormatRoundTripTests {
         #expect(decoded.negativeZero.sign == .minus)
     }
 
-    @Test("seed 002's drawing survives every format with its concrete types", arguments: ArchiveFormat.allCases)
+    @Test(
+        "a drawing of polymorphic shapes survives every format with their concrete types",
+        arguments: ArchiveFormat.allCases)
     func drawing(format: ArchiveFormat) throws {
         let contents = Contents(shapes: [
             Circle(center: Point(x: 10, y: 20), radius: 30),
             RoundedRectangle(origin: Point(x: 1, y: 2), size: Size(width: 3, height: 4), cornerRadius: 0.5),
         ])
         let data = try ArchiveEncoder(format: format).encode(contents)
-        let decoded = try ArchiveDecoder(registry: seedRegistry).decode(Contents.self, from: data)
+        let decoded = try ArchiveDecoder(registry: shapesRegistry).decode(Contents.self, from: data)
         #expect((decoded.shapes[0] as? Circle)?.radius == 30)
         #expect((decoded.shapes[1] as? RoundedRectangle)?.cornerRadius == 0.5)
     }

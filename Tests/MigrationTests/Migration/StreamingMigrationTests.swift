@@ -5,7 +5,8 @@ import Testing
 
 // Old JSON archives whose chains only move keys are upgraded while the streaming decoder reads
 // them (StreamingMigration): the values must be the migration pass's, and whatever moving keys
-// cannot do must go to the pass, with its value or error.
+// cannot do must go to the pass, with its value or error. The layouts a catalog makes for such
+// chains are tested on their own in MigrationRulesTests (KeyMovingLayoutTests).
 
 private struct MovPoint: Codable, Equatable {
     var x: Double
@@ -271,39 +272,5 @@ struct StreamingMigrationTests {
         }
         // Objects whose keys the model and the chain agree on stream: about one in seven.
         #expect(streamedCount > 10)
-    }
-
-    @Test("the catalog lays out key-moving chains from keys alone, and nothing else")
-    func layouts() throws {
-        let catalog = registry.catalog
-        #expect(catalog.upgradeMovesKeysOnly(typeName: "MovShape", version: 1))
-        #expect(catalog.upgradeMovesKeysOnly(typeName: "MovShape", version: nil))
-        #expect(catalog.upgradeMovesKeysOnly(typeName: "OldShape", version: 2))
-        #expect(!catalog.upgradeMovesKeysOnly(typeName: "MovShape", version: 4))
-        #expect(!catalog.upgradeMovesKeysOnly(typeName: "MovShape", version: 0))
-        #expect(!catalog.upgradeMovesKeysOnly(typeName: "MovConverted", version: 1))
-        #expect(!catalog.upgradeMovesKeysOnly(typeName: "Unknown", version: 1))
-        let upgrade = try #require(
-            catalog.keyMovingUpgrade(typeName: "OldShape", version: 1, keys: ["legacy", "x", "id", "name", "y"]))
-        #expect(upgrade.typeName == "MovShape")
-        #expect(upgrade.version == 3)
-        #expect(upgrade.fields.entries.map(\.key) == ["center", "id", "title", "visible", "rank", "note"])
-        #expect(upgrade.fields.droppedFields(of: 5) == [0])
-        guard case .dictionary(let center) = upgrade.fields.entries[0].source else {
-            Issue.record("center is not a made dictionary")
-            return
-        }
-        #expect(center.entries.map(\.key) == ["x", "y"])
-        guard case .field(1) = center.entries[0].source, case .field(4) = center.entries[1].source,
-            case .field(3) = upgrade.fields.entries[2].source,
-            case .constant(.bool(true)) = upgrade.fields.entries[3].source
-        else {
-            Issue.record("unexpected sources")
-            return
-        }
-        // A clash, a repeated key and a converting chain have no layout.
-        #expect(catalog.keyMovingUpgrade(typeName: "MovShape", version: 1, keys: ["name", "title"]) == nil)
-        #expect(catalog.keyMovingUpgrade(typeName: "MovShape", version: 1, keys: ["id", "id"]) == nil)
-        #expect(catalog.keyMovingUpgrade(typeName: "MovConverted", version: 1, keys: ["size"]) == nil)
     }
 }

@@ -23,7 +23,7 @@ struct ConcurrencyTests {
         let decoder: ArchiveDecoder
         let encoders: [ArchiveEncoder]
         let pass: MigrationPass
-        let seedDecoder: ArchiveDecoder
+        let shapesDecoder: ArchiveDecoder
         let suite: FixtureSuite
     }
 
@@ -34,13 +34,13 @@ struct ConcurrencyTests {
             decoder: ArchiveDecoder(registry: registry),
             encoders: ArchiveFormat.allCases.map { ArchiveEncoder(format: $0, registry: registry) },
             pass: MigrationPass(catalog: registry.catalog),
-            seedDecoder: ArchiveDecoder(registry: seedRegistry),
+            shapesDecoder: ArchiveDecoder(registry: shapesRegistry),
             suite: FixtureSuite(directory: Fixture.url("archives"), registry: registry, recordsGoldens: false))
     }
 
     /// The Sketch fixtures of every app version: decoded into today's Drawing and encoded again
     /// in every format; upgraded by the migration pass alone; checked by the fixture suite. And
-    /// the seed models encoded and decoded in every format.
+    /// the polymorphic shapes encoded and decoded in every format.
     static func jobs(_ shared: Shared) throws -> [Job] {
         var jobs: [Job] = []
         let json = ArchiveEncoder(format: .json, registry: shared.sketchRegistry)
@@ -78,10 +78,10 @@ struct ConcurrencyTests {
             ])
         }
         for format in ArchiveFormat.allCases {
-            let encoder = ArchiveEncoder(format: format, registry: seedRegistry)
+            let encoder = ArchiveEncoder(format: format, registry: shapesRegistry)
             jobs.append(
-                Job(name: "seed models in \(format)") {
-                    let decoded = try shared.seedDecoder.decode(Contents.self, from: try encoder.encode(contents()))
+                Job(name: "polymorphic shapes in \(format)") {
+                    let decoded = try shared.shapesDecoder.decode(Contents.self, from: try encoder.encode(contents()))
                     return try ArchiveFormat.json.write(try ArchiveEncoder().encodeTree(decoded))
                 })
         }

@@ -19,7 +19,7 @@ struct Styled: VersionedModel {
 @Suite("Schema snapshots")
 struct SchemaTests {
     @Test("a model's schema lists its keys with types, optionality and behaviours, in initializer order")
-    func seedModelSchema() throws {
+    func modelSchema() throws {
         let schema = try ModelSchema(of: Model.self)
         #expect(schema.typeName == "Model")
         #expect(schema.version == 1)

@@ -70,8 +70,8 @@ struct PolymorphismTests {
         ])
     }
 
-    @Test("seed 002: [Shape] of Circle, Rectangle and RoundedRectangle keeps concrete types and values")
-    func seedContentsRoundTrip() throws {
+    @Test("polymorphic shapes: [Shape] of Circle, Rectangle and RoundedRectangle keeps concrete types and values")
+    func shapesRoundTrip() throws {
         let tree = try ArchiveEncoder().encodeValue(sampleContents())
         #expect(
             tree["shapes"]?.arrayValue?.compactMap { $0.objectValue?.typeName } == [

@@ -8,8 +8,8 @@ struct ModelDeclarationTests {
         name: "flower", type: "photo", image: Thumbnail(pixels: [1, 2, 3]),
         rect: Rect(x: 10, y: 20, width: 300, height: 200), flag: UInt(UInt32.max) + 7, kind: -3, para: 42)
 
-    @Test("seed 000's Model round-trips with the image left out of the archive and rebuilt after loading")
-    func seedModelRoundTrip() throws {
+    @Test("an NSCoding-era model round-trips with its thumbnail left out of the archive and rebuilt after loading")
+    func nsCodingEraModelRoundTrip() throws {
         let tree = try ArchiveEncoder().encodeValue(model)
         let object = try #require(tree.objectValue)
         #expect(object.typeName == "Model")

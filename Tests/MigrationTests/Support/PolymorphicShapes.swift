@@ -1,63 +1,8 @@
 import Foundation
 import ModelVersioning
 
-// Models from the seeds the project started from (../shared/seeds): seed 000's NSCoding `Model`
-// and seed 002's polymorphic `[Shape]` drawing.
-
-/// CGRect without CoreGraphics.
-struct Rect: Codable, Hashable, Sendable {
-    var x: Double
-    var y: Double
-    var width: Double
-    var height: Double
-}
-
-/// Seed 000's `UIImage *md_image`: a thumbnail loaded from a separate file after the document,
-/// never archived.
-struct Thumbnail: Codable, Hashable, Sendable {
-    var pixels: [UInt8]
-
-    /// Stands in for "read the thumbnail file named after the model".
-    static func load(named name: String) -> Thumbnail {
-        Thumbnail(pixels: Array(name.utf8))
-    }
-}
-
-/// Seed 000's `Model : NSObject <NSCoding>`: name, type, an excluded image, a rect, an unsigned
-/// flag and two signed integers.
-final class Model: VersionedModel, Equatable {
-    var name: String
-    var type: String
-    var image: Thumbnail?
-    var rect: Rect
-    var flag: UInt
-    var kind: Int
-    var para: Int
-
-    static let encodingBehaviors: [String: EncodingBehavior] = ["image": .excluded]
-
-    init(name: String, type: String, image: Thumbnail?, rect: Rect, flag: UInt, kind: Int, para: Int) {
-        self.name = name
-        self.type = type
-        self.image = image
-        self.rect = rect
-        self.flag = flag
-        self.kind = kind
-        self.para = para
-    }
-
-    /// Seed 000: "if ([md_name length]) { load the thumbnail }" after decoding.
-    func awakeFromArchive() throws {
-        if !name.isEmpty {
-            image = Thumbnail.load(named: name)
-        }
-    }
-
-    static func == (lhs: Model, rhs: Model) -> Bool {
-        lhs.name == rhs.name && lhs.type == rhs.type && lhs.image == rhs.image && lhs.rect == rhs.rect
-            && lhs.flag == rhs.flag && lhs.kind == rhs.kind && lhs.para == rhs.para
-    }
-}
+// Polymorphic shapes: a drawing's `[any Shape]` of circles, rectangles and rounded rectangles (a
+// subclass archived through its superclass's coder), whose concrete types must survive archiving.
 
 struct Point: Codable, Hashable, Sendable {
     var x: Double
@@ -69,7 +14,7 @@ struct Size: Codable, Hashable, Sendable {
     var height: Double
 }
 
-/// Seed 002's `protocol Shape`.
+/// What a drawing holds: a protocol, so an archive must record each shape's concrete type.
 protocol Shape: VersionedModel {
     var area: Double { get }
 }
@@ -114,8 +59,8 @@ class Rectangle: Shape {
     }
 }
 
-/// Seed 002's subclass: `class RoundedRectangle: Rectangle`, archived through the superclass's
-/// coder (`[super initWithCoder:]` in seed 000).
+/// A subclass, archived through its superclass's coder (as `[super initWithCoder:]` did with
+/// NSCoding).
 final class RoundedRectangle: Rectangle {
     var cornerRadius: Double
 
@@ -141,7 +86,7 @@ final class RoundedRectangle: Rectangle {
     }
 }
 
-/// Seed 002's `Contents` holding `[Shape]`.
+/// A drawing's contents: polymorphic shapes, `[any Shape]`, allow-listed by key.
 final class Contents: VersionedModel {
     @Polymorphic var shapes: [any Shape]
 
@@ -154,10 +99,11 @@ final class Contents: VersionedModel {
     ]
 }
 
-let seedRegistry: ModelRegistry = {
+/// The registry the shapes are decoded with; it knows the NSCoding-era `Model` too.
+let shapesRegistry: ModelRegistry = {
     do {
         return try ModelRegistry([Model.self, Contents.self, Circle.self, Rectangle.self, RoundedRectangle.self])
     } catch {
-        preconditionFailure("the seed registry is consistent: \(error)")
+        preconditionFailure("the shapes registry is consistent: \(error)")
     }
 }()
