@@ -3,13 +3,17 @@ import PackageDescription
 
 // Module graph (dependencies point one way, nothing imports upward):
 //
-//   archive-migrate ──▶ ArchiveMigrateKit ──▶ ModelVersioning ──▶ MigrationRules
+//   archive-migrate ──▶ ArchiveMigrateKit ──▶ ArchiveCompatibility ──▶ ModelVersioning ──▶ MigrationRules
 //
 // The archive value tree lives in MigrationRules, the lowest module: migrations are edits of
 // that tree and must be written, tested and loaded from rules files without Codable, formats or
-// any app code. ModelVersioning adds models, the registry, the Codable coders and the formats on
-// top of it and re-exports MigrationRules, so apps import one module. ArchiveMigrateKit holds the
-// command-line tool as a library, so an app builds the same tool with its own registered models.
+// any app code (its own test target, MigrationRulesTests, depends on nothing else, so the build
+// checks that). ModelVersioning adds models, the registry, the Codable coders and the formats on
+// top of it and re-exports MigrationRules, so apps import one module. ArchiveCompatibility is the
+// tooling for test targets and CI (fixture suites, schema snapshots, the compatibility check with
+// JUnit and GitHub output): an app that only reads and writes archives links none of it.
+// ArchiveMigrateKit holds the command-line tool as a library, so an app builds the same tool with
+// its own registered models.
 let package = Package(
     name: "ModelVersioning",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],

@@ -16,6 +16,17 @@ struct ArchiveValueTests {
         #expect(Set<ArchiveValue>([.int(5), .uint(5)]).count == 1)
     }
 
+    @Test("accessors read only their own kind")
+    func accessors() {
+        let date = Date(timeIntervalSince1970: 1_700_000_000.25)
+        #expect(ArchiveValue.date(date).dateValue == date)
+        #expect(ArchiveValue.string("2023-11-14T22:13:20Z").dateValue == nil)
+        #expect(ArchiveValue.double(1_700_000_000).dateValue == nil)
+        #expect(ArchiveValue.data(Data([1, 2])).dataValue == Data([1, 2]))
+        #expect(ArchiveValue.reference(3).referenceValue == 3)
+        #expect(ArchiveValue.int(3).referenceValue == nil)
+    }
+
     @Test("dictionaries keep key order but compare without it")
     func dictionaryOrder() {
         var a: ArchiveDictionary = ["x": 1, "y": 2]

@@ -102,6 +102,16 @@ struct MigrationRuleTests {
         }
     }
 
+    @Test("isReversible says whether a rule has an inverse")
+    func isReversible() {
+        for testCase in Self.reversibleCases {
+            #expect(testCase.rule.isReversible, "\(testCase.rule)")
+        }
+        #expect(!MigrationRule.remove("thumbnail").isReversible)
+        #expect(!MigrationRule.scoped("shapes[*]", [.rename("a", to: "b"), .remove("c")]).isReversible)
+        #expect(MigrationRule.scoped("shapes[*]", [.rename("a", to: "b"), .remove("c", restoring: 0)]).isReversible)
+    }
+
     @Test("rules that lose information have no inverse")
     func irreversibleRules() {
         #expect(MigrationRule.remove("thumbnail").inverse == nil)

@@ -113,6 +113,57 @@ struct PolymorphismTests {
         #expect((decodedSelection.selection as? Hexagon)?.side == 5)
     }
 
+    /// A drawing that codes its shapes by hand, with the container helpers instead of `@Polymorphic`.
+    struct HandCodedDrawing: VersionedModel {
+        var shapes: [any Shape]
+        var selection: (any Shape)?
+
+        init(shapes: [any Shape], selection: (any Shape)?) {
+            self.shapes = shapes
+            self.selection = selection
+        }
+
+        private enum CodingKeys: String, CodingKey { case shapes, selection }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            shapes = try container.decodePolymorphic([any Shape].self, forKey: .shapes)
+            selection = try container.decodePolymorphic((any Shape)?.self, forKey: .selection)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodePolymorphic(shapes, forKey: .shapes)
+            if let selection { try container.encodePolymorphic(selection, forKey: .selection) }
+        }
+    }
+
+    @Test("decodePolymorphic and encodePolymorphic code protocol-typed values in a hand-written Codable")
+    func containerHelpers() throws {
+        let drawing = HandCodedDrawing(
+            shapes: [
+                Circle(center: Point(x: 1, y: 2), radius: 3),
+                Rectangle(origin: Point(x: 0, y: 0), size: Size(width: 4, height: 5)),
+            ],
+            selection: nil)
+        let tree = try ArchiveEncoder().encodeValue(drawing)
+        #expect(tree["shapes"]?.arrayValue?.compactMap { $0.objectValue?.typeName } == ["Circle", "Rectangle"])
+        #expect(tree["selection"] == nil)
+        let decoded = try ArchiveDecoder(registry: registry).decode(HandCodedDrawing.self, fromTree: tree)
+        #expect(decoded.shapes.map(\.area) == drawing.shapes.map(\.area))
+        #expect(decoded.shapes[0] is Circle)
+        #expect(decoded.selection == nil)
+
+        let selected = HandCodedDrawing(shapes: [], selection: Circle(center: Point(x: 0, y: 0), radius: 2))
+        let back = try ArchiveDecoder(registry: registry).decode(
+            HandCodedDrawing.self, from: try ArchiveEncoder().encode(selected))
+        #expect((back.selection as? Circle)?.radius == 2)
+        // Another decoder than ArchiveDecoder cannot resolve archived type names.
+        #expect(throws: ArchiveError.self) {
+            try JSONDecoder().decode(HandCodedDrawing.self, from: Data(#"{"shapes": []}"#.utf8))
+        }
+    }
+
     @Test("a base-class property decodes a registered subclass")
     func baseClassProperty() throws {
         let frame = Frame(
