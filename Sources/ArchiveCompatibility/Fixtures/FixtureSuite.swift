@@ -151,7 +151,8 @@ public struct FixtureSuite: Sendable {
             }
             let decoder = ArchiveDecoder(registry: registry, options: options)
             report = try decoder.upgrade(&tree)
-            let current = try reencode(tree, with: decoder) ?? tree
+            let archived = { try? ArchiveFormat.read(data, options: ArchiveReadingOptions(limits: options.limits)).0 }
+            let current = try reencode(tree, with: decoder, archived: archived) ?? tree
             return Result(fixture: fixture, outcome: try compare(current, with: fixture), report: report)
         } catch {
             return Result(fixture: fixture, outcome: .failed(["\(error)"]), report: report)
@@ -160,7 +161,9 @@ public struct FixtureSuite: Sendable {
 
     /// Decodes the upgraded tree into its root type and encodes it again; `nil` when the root
     /// type is not registered.
-    private func reencode(_ upgraded: ArchiveValue, with decoder: ArchiveDecoder) throws -> ArchiveValue? {
+    private func reencode(
+        _ upgraded: ArchiveValue, with decoder: ArchiveDecoder, archived: () -> ArchiveValue?
+    ) throws -> ArchiveValue? {
         let envelope = try ArchiveEnvelope(tree: upgraded)
         let root = envelope?.root ?? upgraded
         guard case .object(let object) = root, let type = registry.type(named: object.typeName) else { return nil }
@@ -168,7 +171,7 @@ public struct FixtureSuite: Sendable {
         encoder.document = envelope?.document
         encoder.documentVersion = envelope?.documentVersion
         func roundTrip<M: VersionedModel>(_ type: M.Type) throws -> ArchiveValue {
-            let model = try decoder.decodeMigrated(M.self, from: upgraded)
+            let model = try decoder.decodeMigrated(M.self, from: upgraded, explainingWith: archived)
             return envelope == nil ? try encoder.encodeValue(model) : try encoder.encodeTree(model)
         }
         return try roundTrip(type)

@@ -154,6 +154,9 @@ public struct ArchiveError: Error, Sendable {
     public var location: InputLocation?
     /// The error that caused this one.
     public var underlyingError: (any Error)?
+    /// For an error found after an upgrade (decoding the upgraded tree): what the object involved
+    /// was archived as, where, and the steps that ran on it.
+    public var history: MigrationHistory?
 
     /// Creates an error.
     public init(
@@ -216,6 +219,8 @@ extension ArchiveError: CustomStringConvertible, CustomDebugStringConvertible {
         var text = ""
         if let step {
             text = step
+        } else if let history {
+            text = history.description
         } else if let typeName {
             text = typeName
             if let archivedVersion { text += " v\(archivedVersion)" }

@@ -65,10 +65,16 @@ public struct ArchiveDecoder: Sendable {
     public func decodeWithReport<T: Decodable>(_ type: T.Type, from data: Data) throws -> (
         value: T, report: MigrationReport
     ) {
-        try decodeWithReport(T.self, fromTree: try read(data))
+        var tree = try read(data)
+        let report = try migrate(&tree, recordingSteps: true)
+        return (try decodeMigrated(T.self, from: tree, explainingWith: { try? self.read(data) }), report)
     }
 
     /// Like ``decode(_:fromTree:)``, and also tells which migration steps ran on which objects.
+    ///
+    /// An error decoding an upgraded object names the steps that ran on it, but not where it
+    /// was in the archive (the tree was upgraded in place); ``decode(_:from:)`` and
+    /// ``decodeWithReport(_:from:)`` name both.
     public func decodeWithReport<T: Decodable>(_ type: T.Type, fromTree tree: consuming ArchiveValue) throws -> (
         value: T, report: MigrationReport
     ) {
@@ -84,6 +90,32 @@ public struct ArchiveDecoder: Sendable {
     @discardableResult
     public func upgrade(_ tree: inout ArchiveValue) throws -> MigrationReport {
         try migrate(&tree, recordingSteps: true)
+    }
+
+    /// Decodes bytes through the tree: read, upgrade, decode; a decoding error after an upgrade
+    /// is explained with the history of the object it is about (``ArchiveError/history``).
+    func decodeThroughTree<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        var tree = try read(data)
+        try migrate(&tree, recordingSteps: false)
+        return try decodeMigrated(T.self, from: tree, explainingWith: { try? self.read(data) })
+    }
+
+    /// ``decodeMigrated(_:from:)``, explaining a decoding error with the history of the object it
+    /// is about when the archive was upgraded: `archived` gives the tree as read (called only
+    /// when an error needs explaining).
+    package func decodeMigrated<T: Decodable>(
+        _ type: T.Type, from tree: ArchiveValue, explainingWith archived: () -> ArchiveValue?
+    ) throws -> T {
+        do {
+            return try decodeMigrated(T.self, from: tree)
+        } catch let error as ArchiveError {
+            let catalog = registry.catalog
+            guard !catalog.isEmpty, let original = archived() else { throw error }
+            let pass = MigrationPass(
+                catalog: catalog,
+                options: MigrationOptions(allowsNewerVersions: options.allowsNewerVersions, limits: options.limits))
+            throw pass.explain(error, upgrading: original, document: options.document)
+        }
     }
 
     func read(_ data: Data) throws -> ArchiveValue {

@@ -34,7 +34,7 @@ enum CodingPaths {
         if let value = StreamingJSONDecoder.decode(T.self, from: data, with: decoder) {
             return value
         }
-        return try decoder.decode(T.self, fromTree: try decoder.read(data))
+        return try decoder.decodeThroughTree(T.self, from: data)
     }
 
     /// Encodes `value` through the streaming path when the format is JSON and the path covers
