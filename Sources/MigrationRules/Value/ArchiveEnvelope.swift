@@ -10,6 +10,10 @@
 /// Trees that are not envelopes (foreign JSON, property lists, keyed archives) are documents
 /// too: their top-level value is the root and their version, if any, lives where the
 /// document's migrations say (`schema_version`, `metadata.documentVersion`, …).
+///
+/// The ModelVersioning module's article "The archive format" describes the whole archive as it
+/// is written to disk: the envelope, the `$` keys of objects and references, and their
+/// spelling in property lists and keyed archives.
 public struct ArchiveEnvelope: Sendable, Hashable {
     /// The key that marks an envelope; its value is the envelope format version.
     public static let markerKey = "$archive"

@@ -1,7 +1,9 @@
 import Foundation
 
 /// How typed objects, references and values without a native form are spelled in JSON and
-/// property-list text: the reserved `$` keys of the archive format.
+/// property-list text: the reserved `$` keys of the archive format. The catalog's article
+/// "The archive format" (`OnDiskArchiveFormat.md`) documents the same rules for users; keep the
+/// two in step.
 ///
 /// ```json
 /// {
