@@ -1,11 +1,13 @@
 /// The JSON rules-file format: migration chains written as data, so that a tool (the
 /// `archive-migrate` command) can migrate archives without the app's code.
 ///
-/// A rules file is read into a tree by the JSON reader and turned into a catalog with
-/// ``MigrationCatalog/init(rulesFile:fileName:)``:
+/// A rules file is read into a tree by a JSON reader — ModelVersioning's
+/// `ArchiveFormat.json.read(_:options:)`, with every key taken literally — and turned into a
+/// catalog with ``MigrationCatalog/init(rulesFile:fileName:)``:
 ///
 /// ```swift
-/// let tree = try JSONReader().read(Data(contentsOf: url))
+/// let data = try Data(contentsOf: url)
+/// let tree = try ArchiveFormat.json.read(data, options: ArchiveReadingOptions(markup: .plain))
 /// let catalog = try MigrationCatalog(rulesFile: tree, fileName: url.lastPathComponent)
 /// ```
 ///

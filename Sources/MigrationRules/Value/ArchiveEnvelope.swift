@@ -4,7 +4,7 @@
 /// In the tree it is a dictionary whose first key is `"$archive"`:
 ///
 /// ```json
-/// { "$archive" : 1, "document" : "Sketch", "documentVersion" : 3, "root" : { "$type" : "Drawing", … } }
+/// { "$archive": 1, "document": "Sketch", "documentVersion": 3, "root": { "$type": "Drawing", … } }
 /// ```
 ///
 /// Trees that are not envelopes (foreign JSON, property lists, keyed archives) are documents

@@ -7,16 +7,16 @@ import Foundation
 ///
 /// ```json
 /// {
-///   "$archive" : 1,
-///   "documentVersion" : 3,
-///   "root" : {
-///     "$type" : "Contents", "$version" : 2,
-///     "shapes" : [
-///       { "$type" : "Circle", "$version" : 1, "$id" : 1, "radius" : 30.0 },
-///       { "$ref" : 1 }
+///   "$archive": 1,
+///   "documentVersion": 3,
+///   "root": {
+///     "$type": "Contents", "$version": 2,
+///     "shapes": [
+///       { "$type": "Circle", "$version": 1, "$id": 1, "radius": 30.0 },
+///       { "$ref": 1 }
 ///     ],
-///     "created" : { "$date" : "2026-11-30T05:14:25Z" },
-///     "$$price" : 3
+///     "created": { "$date": "2026-11-30T05:14:25Z" },
+///     "$$price": 3
 ///   }
 /// }
 /// ```
