@@ -5,7 +5,7 @@ import ModelVersioning
 /// with its own registered models (closures and typed migrations included):
 ///
 /// ```swift
-/// // Sources/myapp-migrate/main.swift
+/// // main.swift of the app's executable target `myapp-migrate`
 /// import ArchiveMigrateKit
 /// import MyAppModels
 /// ArchiveMigrate.main(name: "myapp-migrate", registry: MyAppModels.registry)

@@ -1,4 +1,4 @@
-/// Where a ``Model`` sits on the canvas: seed 000's `CGRect md_rt`, without CoreGraphics.
+/// Where a ``Model`` sits on the canvas: the NSCoding-era `CGRect md_rt`, without CoreGraphics.
 ///
 /// Archived as a plain dictionary `{"x", "y", "width", "height"}`; its shape never changed.
 public struct Frame: Codable, Hashable, Sendable {

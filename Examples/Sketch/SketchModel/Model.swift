@@ -1,7 +1,7 @@
 import ModelVersioning
 
-/// A placed item with a thumbnail: seed 000's `Model : NSObject <NSCoding>`, as the sample app
-/// grew it.
+/// A placed item with a thumbnail: an NSCoding-era `Model : NSObject <NSCoding>`, as the sample
+/// app grew it.
 ///
 /// | App | Version | Archived shape |
 /// |---|---|---|
@@ -9,13 +9,14 @@ import ModelVersioning
 /// | 1.1, 1.2 | v2 | `{name, category, rect, flag, kind: Int, para}` |
 /// | 2.0 | v3 | `{name, category, rect, flag, kind: "photo" \| "drawing" \| "text", tags}` |
 ///
-/// App 1.1 renamed `type` to `category`. App 2.0 removed `para` — seed 000's reserved
-/// parameter ("an option parameter kept for the future"), which no version ever set to
+/// App 1.1 renamed `type` to `category`. App 2.0 removed `para` — a parameter the NSCoding-era
+/// model reserved ("an option parameter kept for the future"), which no version ever set to
 /// anything but `0`, so a downgrade restores `0` — added `tags`, and archives `kind` as
 /// ``ModelKind``'s raw value instead of a number.
 ///
 /// The thumbnail (``image``) is never archived: ``awakeFromArchive()`` loads it after
-/// decoding, as seed 000's `initWithCoder:` did "if ([md_name length])".
+/// decoding, as the original NSCoding `initWithCoder:` did when the name was non-empty
+/// (`if ([md_name length])`).
 ///
 /// A class: ``Drawing/focus`` refers to one instance of ``Drawing/models``.
 ///
@@ -32,7 +33,7 @@ public final class Model: VersionedModel {
     public var image: Thumbnail?
     /// Where the model sits on the canvas.
     public var rect: Frame
-    /// Seed 000's `NSUInteger md_flag`: option bits.
+    /// Option bits (the NSCoding-era `NSUInteger md_flag`).
     public var flag: UInt
     /// What the model holds.
     public var kind: ModelKind
@@ -74,7 +75,7 @@ public final class Model: VersionedModel {
         case name, category, image, rect, flag, kind, tags
     }
 
-    /// Loads the thumbnail, as seed 000's `initWithCoder:` did when the name is not empty.
+    /// Loads the thumbnail, as the original NSCoding `initWithCoder:` did when the name was non-empty.
     public func awakeFromArchive() throws {
         if !name.isEmpty {
             image = Thumbnail.load(named: name)

@@ -13,7 +13,7 @@ import ModelVersioning
 /// archived it as `"SketchApp.Rect"` (v1): that name is an alias.
 ///
 /// The superclass of ``RoundedRectangle``, which archives these keys through
-/// `superEncoder()` (seed 002's `[super encodeWithCoder:]`). The versioning requirements are
+/// `superEncoder()` (Objective-C's `[super encodeWithCoder:]`). The versioning requirements are
 /// `class var`s so that the subclass can override them.
 ///
 /// ```swift

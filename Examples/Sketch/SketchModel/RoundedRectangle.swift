@@ -1,6 +1,6 @@
 import ModelVersioning
 
-/// A rectangle with rounded corners: seed 002's `class RoundedRectangle: Rectangle`.
+/// A rectangle with rounded corners: a subclass among polymorphic shapes (`class RoundedRectangle: Rectangle`).
 ///
 /// | App | Version | Archived shape |
 /// |---|---|---|

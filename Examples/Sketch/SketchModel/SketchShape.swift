@@ -1,6 +1,6 @@
 import ModelVersioning
 
-/// A shape on a ``Drawing``'s canvas: seed 002's `protocol Shape`.
+/// A shape on a ``Drawing``'s canvas: the `protocol Shape` of a polymorphic `[Shape]` array.
 ///
 /// ``Drawing/shapes`` holds `[any SketchShape]`; each shape is archived as an object with its
 /// own type name and version, and decoded back to its concrete type through the registry

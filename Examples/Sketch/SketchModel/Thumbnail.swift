@@ -1,4 +1,4 @@
-/// The small preview image of a ``Model``: seed 000's `UIImage *md_image`.
+/// The small preview image of a ``Model``: the `UIImage *md_image` of an NSCoding-era model.
 ///
 /// Never archived (``Model`` declares it `EncodingBehavior.excluded`): every version of the app
 /// kept thumbnails in separate files named after the model and loaded them after the document,

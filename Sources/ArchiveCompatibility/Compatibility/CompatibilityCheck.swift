@@ -16,7 +16,7 @@ import ModelVersioning
 ///
 /// ```swift
 /// let check = CompatibilityCheck(
-///     registry: AppModels.registry,
+///     registry: try AppModels.registry(),
 ///     fixtures: repository.appendingPathComponent("Fixtures/archives"),
 ///     schemas: SchemaStore(directory: repository.appendingPathComponent("Fixtures/schemas")))
 /// let report = try check.run()

@@ -19,7 +19,7 @@ import ModelVersioning
 ///
 /// ```swift
 /// @Test func archivedFixturesOpenInTodaysModels() throws {
-///     let suite = FixtureSuite(directory: fixturesURL, registry: AppModels.registry)
+///     let suite = FixtureSuite(directory: fixturesURL, registry: try AppModels.registry())
 ///     let report = try suite.run()
 ///     #expect(report.failures.isEmpty, "\(report)")
 /// }

@@ -13,7 +13,7 @@ import ModelVersioning
 /// records every key it asks for, with the type and whether it is optional
 /// (`decodeIfPresent`). Nothing is instantiated from real data and no runtime reflection is used.
 /// Types the probe cannot fabricate (an enum that is not `CaseIterable`, a type whose initializer
-/// rejects zero values) can supply a sample through ``SchemaSampleProviding``.
+/// rejects zero values) can supply a sample through `SchemaSampleProviding` (ModelVersioning).
 ///
 /// Snapshots are committed as JSON (``jsonData()``), one file per type and version.
 public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible {

@@ -6,7 +6,9 @@ import ModelVersioning
 ///
 /// ```swift
 /// let store = SchemaStore(directory: repository.appendingPathComponent("Fixtures/schemas"))
-/// if let snapshot = try store.snapshot(typeName: "Circle", version: 3) { … }
+/// if let snapshot = try store.snapshot(typeName: "Circle", version: 3) {
+///     print(snapshot)
+/// }
 /// try store.record(try ModelSchema(of: Circle.self))
 /// ```
 public struct SchemaStore: Sendable {

@@ -3,7 +3,7 @@
 ///
 /// ```swift
 /// let pass = MigrationPass(catalog: catalog)
-/// var tree = try JSONReader().read(data)           // any format reader
+/// var tree = try ArchiveFormat.json.read(data)     // ModelVersioning's readers, any format
 /// let report = try pass.upgrade(&tree, document: "people")
 /// print(report)
 /// ```

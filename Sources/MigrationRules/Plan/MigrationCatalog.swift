@@ -4,7 +4,7 @@
 /// ```swift
 /// let catalog = try MigrationCatalog(
 ///     types: [circleMigrations, drawingMigrations],
-///     documents: [DocumentMigrations(name: "Sketch", currentVersion: 2, steps: [...])])
+///     documents: [DocumentMigrations(name: "Sketch", currentVersion: 2, steps: [sketchV1ToV2])])
 /// let pass = MigrationPass(catalog: catalog)
 /// ```
 ///
@@ -41,7 +41,9 @@ public struct MigrationCatalog: Sendable {
     ///   - types: One chain per model type.
     ///   - documents: One chain per document name.
     /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidChain`` when a chain is
-    ///   invalid (see ``TypeMigrations/validate()``), when two types claim the same name or alias
+    ///   invalid (a step that does not go from one version to the next, two steps from the same
+    ///   version, a gap, steps that do not end at the current version, an unversioned version the
+    ///   chain does not cover, an empty name), when two types claim the same name or alias
     ///   (``TypeMigrations/allNames``), or when two document chains have the same name.
     public init(types: [TypeMigrations], documents: [DocumentMigrations] = []) throws {
         var chains: [CompiledChain] = []

@@ -24,8 +24,8 @@ public struct MigrationStep: Sendable {
     ///
     /// - Parameters:
     ///   - from: The version the step migrates from.
-    ///   - to: The version it migrates to: `from + 1` (``TypeMigrations/validate()`` and
-    ///     ``MigrationCatalog/init(types:documents:)`` reject anything else).
+    ///   - to: The version it migrates to: `from + 1` (``MigrationCatalog/init(types:documents:)``
+    ///     rejects anything else).
     ///   - name: A name for reports.
     ///   - rules: The rules, applied in order.
     public init(from: Int, to: Int, name: String? = nil, rules: [MigrationRule]) {

@@ -8,7 +8,7 @@
 ///         MigrationStep(from: 1, to: 2, rules: [.rename("r", to: "radius")]),
 ///         MigrationStep(from: 2, to: 3, rules: [.nest(["x", "y"], into: "center")]),
 ///     ])
-/// try circle.validate()
+/// let catalog = try MigrationCatalog(types: [circle])   // checks the chain
 /// ```
 ///
 /// The migration pass runs an object archived at version `v` through the steps from `v` to

@@ -211,7 +211,7 @@ extension MigrationRule {
     /// // {"size": [640, 480]} → {"width": 640, "height": 480}
     /// .split("size", into: ["width", "height"], using: { value in
     ///     guard let pair = value.arrayValue, pair.count == 2 else {
-    ///         throw ValueConverter.kindError(value, expected: "an array of two numbers")
+    ///         throw ArchiveError(.migrationFailed, "expected an array of two numbers, found \(value)")
     ///     }
     ///     return pair
     /// }, inverse: { parts in .array(parts) })

@@ -10,7 +10,7 @@ extension ValueConverter {
     /// ```
     public enum DateFormat: Sendable, Hashable, CustomStringConvertible {
         /// ISO 8601 text (`2026-11-30T05:14:25Z`, fractions and offsets allowed when reading),
-        /// read and written by ``ISO8601Date``.
+        /// read and written exactly, whatever the locale.
         case iso8601
         /// A number of seconds since 1970-01-01T00:00:00Z (Unix time).
         case secondsSince1970

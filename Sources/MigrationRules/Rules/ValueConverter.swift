@@ -82,7 +82,9 @@ public struct ValueConverter: Sendable, CustomStringConvertible {
     /// let cents = ValueConverter.custom(
     ///     name: "dollarsToCents",
     ///     forward: { value in
-    ///         guard let dollars = value.doubleValue else { throw ValueConverter.kindError(value, expected: "a number") }
+    ///         guard let dollars = value.doubleValue else {
+    ///             throw ArchiveError(.migrationFailed, "expected a number, found \(value)")
+    ///         }
     ///         return .int(Int64((dollars * 100).rounded()))
     ///     },
     ///     inverse: { value in .double(Double(value.int64Value ?? 0) / 100) })

@@ -1,8 +1,10 @@
 extension MigrationCatalog {
-    /// Builds a catalog from the tree of a JSON rules file (see ``RulesFile`` for the format).
+    /// Builds a catalog from the tree of a JSON rules file (see ``RulesFile`` for the format),
+    /// read with ModelVersioning's JSON reader taking every key literally:
     ///
     /// ```swift
-    /// let tree = try JSONReader().read(Data(contentsOf: url))
+    /// let data = try Data(contentsOf: url)
+    /// let tree = try ArchiveFormat.json.read(data, options: ArchiveReadingOptions(markup: .plain))
     /// let catalog = try MigrationCatalog(rulesFile: tree, fileName: "people-rules.json")
     /// ```
     ///

@@ -10,7 +10,7 @@
 /// point["y"] = nil                        // removes the entry
 /// ```
 ///
-/// Look-ups scan the entries; ``index(forKey:startingAt:)`` starts just after a previous hit,
+/// Look-ups scan the entries; `index(forKey:startingAt:)` starts just after a previous hit,
 /// which makes reading keys in their archived order (what decoders and migrations do) cost one
 /// comparison per key.
 public struct ArchiveDictionary: Sendable {

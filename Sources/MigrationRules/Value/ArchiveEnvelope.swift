@@ -4,12 +4,16 @@
 /// In the tree it is a dictionary whose first key is `"$archive"`:
 ///
 /// ```json
-/// { "$archive" : 1, "document" : "Sketch", "documentVersion" : 3, "root" : { "$type" : "Drawing", … } }
+/// { "$archive": 1, "document": "Sketch", "documentVersion": 3, "root": { "$type": "Drawing", … } }
 /// ```
 ///
 /// Trees that are not envelopes (foreign JSON, property lists, keyed archives) are documents
 /// too: their top-level value is the root and their version, if any, lives where the
 /// document's migrations say (`schema_version`, `metadata.documentVersion`, …).
+///
+/// The ModelVersioning module's article "The archive format" describes the whole archive as it
+/// is written to disk: the envelope, the `$` keys of objects and references, and their
+/// spelling in property lists and keyed archives.
 public struct ArchiveEnvelope: Sendable, Hashable {
     /// The key that marks an envelope; its value is the envelope format version.
     package static let markerKey = "$archive"

@@ -175,8 +175,7 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     }
 }
 
-/// How readers treat the reserved `$` keys of the archive format (see the "Archive format"
-/// article).
+/// How readers treat the reserved `$` keys of the archive format (see <doc:OnDiskArchiveFormat>).
 public enum MarkupMode: Sendable, Hashable {
     /// Read the markup when the top-level value is a dictionary whose first key is `$archive` or
     /// `$type`; read every other document literally.

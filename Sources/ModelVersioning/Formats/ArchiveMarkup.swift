@@ -1,20 +1,22 @@
 import Foundation
 
 /// How typed objects, references and values without a native form are spelled in JSON and
-/// property-list text: the reserved `$` keys of the archive format.
+/// property-list text: the reserved `$` keys of the archive format. The catalog's article
+/// "The archive format" (`OnDiskArchiveFormat.md`) documents the same rules for users; keep the
+/// two in step.
 ///
 /// ```json
 /// {
-///   "$archive" : 1,
-///   "documentVersion" : 3,
-///   "root" : {
-///     "$type" : "Contents", "$version" : 2,
-///     "shapes" : [
-///       { "$type" : "Circle", "$version" : 1, "$id" : 1, "radius" : 30.0 },
-///       { "$ref" : 1 }
+///   "$archive": 1,
+///   "documentVersion": 3,
+///   "root": {
+///     "$type": "Contents", "$version": 2,
+///     "shapes": [
+///       { "$type": "Circle", "$version": 1, "$id": 1, "radius": 30.0 },
+///       { "$ref": 1 }
 ///     ],
-///     "created" : { "$date" : "2026-11-30T05:14:25Z" },
-///     "$$price" : 3
+///     "created": { "$date": "2026-11-30T05:14:25Z" },
+///     "$$price": 3
 ///   }
 /// }
 /// ```

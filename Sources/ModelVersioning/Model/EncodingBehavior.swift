@@ -5,17 +5,20 @@
 /// ``unconditional``.
 ///
 /// ```swift
-/// final class Model: VersionedModel {
-///     var name: String
+/// final class Drawing: VersionedModel {
+///     var models: [Model]
 ///     var thumbnail: Thumbnail?          // rebuilt after loading, never archived
-///     weak var owner: Document?          // archived only if the document itself is archived
+///     weak var focus: Model?             // archived only if that model is archived too
 ///
 ///     static let encodingBehaviors: [String: EncodingBehavior] = [
 ///         "thumbnail": .excluded,
-///         "owner": .conditional,
+///         "focus": .conditional,
 ///     ]
 /// }
 /// ```
+///
+/// A conditional back-reference to an object that contains this one (a model's drawing) closes
+/// a cycle: declare it with ``WeakReference``, which is conditional without an entry here.
 public enum EncodingBehavior: String, Sendable, Hashable, CaseIterable, Codable {
     /// Never written. On decoding the property reads as absent, so an optional property comes
     /// back `nil` (rebuild it in ``VersionedModel/awakeFromArchive()``); a property left out of

@@ -6,7 +6,7 @@
 /// ```swift
 /// let registry = try ModelRegistry(
 ///     [Contents.self, Circle.self, Rectangle.self, RoundedRectangle.self],
-///     documents: [DocumentMigrations(name: "Sketch", currentVersion: 2, steps: [...])])
+///     documents: [DocumentMigrations(name: "Sketch", currentVersion: 2, steps: [sketchV1ToV2])])
 /// let decoder = ArchiveDecoder(registry: registry)
 /// ```
 ///
