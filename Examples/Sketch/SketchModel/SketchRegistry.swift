@@ -45,12 +45,39 @@ public enum SketchRegistry {
             MigrationStep(from: 3, to: 4, name: "app 2.0", rules: []),
         ])
 
-    /// Builds the registry of ``types`` and ``document``.
+    /// What every shipped release wrote, oldest first: the declaration `History.md`'s table is
+    /// checked against, and what `downgrade --to 1.1` writes.
+    public static let releases = ReleaseManifest(
+        document: documentName,
+        releases: [
+            AppRelease(
+                "1.0", documentVersion: 1,
+                types: [
+                    "Drawing": 1, "Circle": 1, "Rectangle": .version(1, archivedAs: "Rect"),
+                    "RoundedRectangle": .absent,
+                    "Style": 1, "Model": 1,
+                ]),
+            AppRelease(
+                "1.1", documentVersion: 2,
+                types: [
+                    "Drawing": 2, "Circle": 2, "Rectangle": .version(1, archivedAs: "Rect"),
+                    "RoundedRectangle": .absent,
+                    "Style": 2, "Model": 2,
+                ]),
+            AppRelease(
+                "1.2", documentVersion: 3,
+                types: ["Drawing": 3, "Circle": 3, "Rectangle": 2, "RoundedRectangle": 1, "Style": 2, "Model": 2]),
+            AppRelease(
+                "2.0", documentVersion: 4,
+                types: ["Drawing": 4, "Circle": 3, "Rectangle": 2, "RoundedRectangle": 1, "Style": 2, "Model": 3]),
+        ])
+
+    /// Builds the registry of ``types``, ``document`` and ``releases``.
     ///
     /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidChain` if the declared chains
     ///   do not fit together (a programmer error the tests catch, never a data error).
     public static func registry() throws -> ModelRegistry {
-        try ModelRegistry(types, documents: [document])
+        try ModelRegistry(types, documents: [document], releases: releases)
     }
 
     /// An encoder that writes today's document: named ``documentName``, at ``documentVersion``.

@@ -15,6 +15,8 @@ public struct MigrationCatalog: Sendable {
     public let types: [TypeMigrations]
     /// The document chains, in the order given.
     public let documents: [DocumentMigrations]
+    /// The app's shipped releases, when declared: what each one wrote.
+    public let releases: ReleaseManifest?
 
     /// The compiled type chains, parallel to ``types``.
     let chains: [CompiledChain]
@@ -30,6 +32,7 @@ public struct MigrationCatalog: Sendable {
     public init() {
         types = []
         documents = []
+        releases = nil
         chains = []
         chainIndexByName = [:]
         documentChains = [:]
@@ -40,12 +43,16 @@ public struct MigrationCatalog: Sendable {
     /// - Parameters:
     ///   - types: One chain per model type.
     ///   - documents: One chain per document name.
+    ///   - releases: The app's shipped releases, oldest first (see ``ReleaseManifest``).
     /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidChain`` when a chain is
     ///   invalid (a step that does not go from one version to the next, two steps from the same
     ///   version, a gap, steps that do not end at the current version, an unversioned version the
     ///   chain does not cover, an empty name), when two types claim the same name or alias
-    ///   (``TypeMigrations/allNames``), or when two document chains have the same name.
-    public init(types: [TypeMigrations], documents: [DocumentMigrations] = []) throws {
+    ///   (``TypeMigrations/allNames``), when two document chains have the same name, or when
+    ///   the release manifest does not fit the chains.
+    public init(
+        types: [TypeMigrations], documents: [DocumentMigrations] = [], releases: ReleaseManifest? = nil
+    ) throws {
         var chains: [CompiledChain] = []
         chains.reserveCapacity(types.count)
         var index: [String: Int] = [:]
@@ -70,8 +77,10 @@ public struct MigrationCatalog: Sendable {
                 throw ArchiveError(.invalidChain, "the document '\(document.name)' is declared twice")
             }
         }
+        try releases?.validate(types: types, documents: documents)
         self.types = types
         self.documents = documents
+        self.releases = releases
         self.chains = chains
         self.chainIndexByName = index
         self.documentChains = documentChains
@@ -121,9 +130,13 @@ public struct MigrationCatalog: Sendable {
     /// ```
     ///
     /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidChain`` when the catalogs
-    ///   share a type name, an alias or a document name.
+    ///   share a type name, an alias or a document name, or both declare releases.
     public func merging(_ other: MigrationCatalog) throws -> MigrationCatalog {
-        try MigrationCatalog(types: types + other.types, documents: documents + other.documents)
+        if releases != nil, other.releases != nil {
+            throw ArchiveError(.invalidChain, "both catalogs declare releases; an app has one release history")
+        }
+        return try MigrationCatalog(
+            types: types + other.types, documents: documents + other.documents, releases: releases ?? other.releases)
     }
 
     /// The compiled chain of the type archived under `name`.

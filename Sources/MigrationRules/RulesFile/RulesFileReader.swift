@@ -19,7 +19,9 @@ struct RulesFileReader {
 
     // MARK: The file
 
-    static let topKeys = ["formatVersion", "document", "documents", "types", "comment"]
+    static let topKeys = [
+        "formatVersion", "document", "documents", "types", "releases", "releasesDocument", "comment",
+    ]
 
     func catalog(from tree: ArchiveValue) throws -> MigrationCatalog {
         let top = try fields(
@@ -65,8 +67,16 @@ struct RulesFileReader {
         for (chain, path) in documents {
             do { try chain.validate() } catch let error as ArchiveError { throw placed(error, under: path) }
         }
+        var manifest: ReleaseManifest?
+        if let list = try top.array("releases", "a list of releases, oldest first") {
+            manifest = try releases(
+                list, document: try top.string("releasesDocument", "the document chain the releases wrote"),
+                documents: documents.map(\.0))
+        }
         do {
-            return try MigrationCatalog(types: types.map(\.0), documents: documents.map(\.0))
+            return try MigrationCatalog(types: types.map(\.0), documents: documents.map(\.0), releases: manifest)
+        } catch let error as ArchiveError where error.path.components.first == .key("releases") {
+            throw placed(error, under: .root)
         } catch let error as ArchiveError {
             let path = error.typeName.flatMap { name in types.first { $0.0.typeName == name }?.1 } ?? .root
             throw placed(error, under: path)

@@ -26,6 +26,7 @@ public struct ModelRegistry: Sendable {
     private var infosByName: [String: ModelInfo] = [:]
     private var infosByType: [ObjectIdentifier: ModelInfo] = [:]
     private var documents: [DocumentMigrations] = []
+    private var releases: ReleaseManifest?
     private var rules = MigrationCatalog.empty
 
     /// The registered types, in registration order.
@@ -43,16 +44,22 @@ public struct ModelRegistry: Sendable {
     ///   - types: The model types archives may hold.
     ///   - documents: Document-level chains (changes that span objects; foreign documents with a
     ///     `schema_version`).
+    ///   - releases: The app's shipped releases, oldest first: what each one wrote, so that a
+    ///     downgrade writes exactly what a named release reads (see `ReleaseManifest`). Rules may
+    ///     declare them instead.
     ///   - rules: More chains, typically read from a rules file. A chain for a registered type
     ///     applies when that type declares no ``VersionedModel/migrationSteps`` itself, and must
     ///     end at its ``VersionedModel/modelVersion``.
     /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidChain` when two types claim
-    ///   the same archive name or alias, a type is registered twice, or a chain is invalid.
+    ///   the same archive name or alias, a type is registered twice, a chain is invalid, or the
+    ///   releases do not fit the chains (a version a chain does not have, a version that goes
+    ///   down from one release to the next, a last release that is not today's models).
     public init(
-        _ types: [any VersionedModel.Type], documents: [DocumentMigrations] = [],
+        _ types: [any VersionedModel.Type], documents: [DocumentMigrations] = [], releases: ReleaseManifest? = nil,
         rules: MigrationCatalog = .empty
     ) throws {
         self.documents = documents
+        self.releases = releases
         self.rules = rules
         for type in types {
             try add(type)
@@ -126,8 +133,12 @@ public struct ModelRegistry: Sendable {
         }
         chains += rules.types.filter { fromRules[$0.typeName] != nil }
         let documentNames = Set(documents.map(\.name))
+        if releases != nil, rules.releases != nil {
+            throw ArchiveError(.invalidChain, "both the app and its rules declare releases; declare them once")
+        }
         catalog = try MigrationCatalog(
-            types: chains, documents: documents + rules.documents.filter { !documentNames.contains($0.name) })
+            types: chains, documents: documents + rules.documents.filter { !documentNames.contains($0.name) },
+            releases: releases ?? rules.releases)
     }
 
     /// This registry with more chains, typically from a rules file (see

@@ -1,0 +1,63 @@
+extension RulesFileReader {
+    static let releaseKeys = ["name", "documentVersion", "types", "comment"]
+    static let archivedTypeKeys = ["version", "archivedAs", "comment"]
+
+    /// The `releases` list of a rules file:
+    ///
+    /// ```json
+    /// "releases": [
+    ///   {"name": "1.0", "documentVersion": 1,
+    ///    "types": {"Drawing": 1, "Rectangle": {"version": 1, "archivedAs": "Rect"}, "RoundedRectangle": "absent"}}
+    /// ]
+    /// ```
+    ///
+    /// The releases' document is the file's one document chain, or the one `releasesDocument`
+    /// names.
+    func releases(
+        _ list: [ArchiveValue], document: String?, documents: [DocumentMigrations]
+    ) throws -> ReleaseManifest {
+        var releases: [AppRelease] = []
+        for (index, value) in list.enumerated() {
+            let path = ArchivePath([.key("releases"), .index(index)])
+            let release = try fields(
+                value, at: path, what: "a release",
+                example: #"{"name": "1.0", "documentVersion": 1, "types": {"Circle": 1, "Badge": "absent"}}"#,
+                allowed: Self.releaseKeys)
+            guard let name = try release.string("name", "the release's name, such as \"1.0\"") else {
+                throw invalid("a release needs a 'name'", at: path.appending("name"))
+            }
+            var types: [String: AppRelease.ArchivedType] = [:]
+            let typesPath = path.appending("types")
+            for (typeName, archived) in try release.dictionary("types") ?? [:] {
+                types[typeName] = try archivedType(archived, at: typesPath.appending(typeName))
+            }
+            releases.append(AppRelease(name, documentVersion: try release.int("documentVersion"), types: types))
+        }
+        var named = document
+        if named == nil, documents.count == 1 { named = documents.first?.name }
+        return ReleaseManifest(document: named, releases: releases)
+    }
+
+    /// `2`, `{"version": 1, "archivedAs": "Rect"}`, or `"absent"` (also `null`).
+    private func archivedType(_ value: ArchiveValue, at path: ArchivePath) throws -> AppRelease.ArchivedType {
+        switch value {
+        case .null, .string("absent"):
+            return .absent
+        case .int(let number):
+            guard let version = Int(exactly: number) else { break }
+            return .version(version)
+        case .dictionary:
+            let entry = try fields(
+                value, at: path, what: "a released type", example: #"{"version": 1, "archivedAs": "Rect"}"#,
+                allowed: Self.archivedTypeKeys)
+            let name = try entry.string("archivedAs", "the name the release archived the type under")
+            if let name, name.isEmpty { throw invalid("'archivedAs' is empty", at: path.appending("archivedAs")) }
+            return .version(try entry.requiredInt("version", "the version the release archived"), archivedAs: name)
+        default:
+            break
+        }
+        throw invalid(
+            "a released type is a version (2), {\"version\": 1, \"archivedAs\": \"Rect\"} or \"absent\"; found "
+                + value.kindAndValue, at: path)
+    }
+}
