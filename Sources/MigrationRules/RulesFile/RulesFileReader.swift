@@ -85,9 +85,10 @@ struct RulesFileReader {
             example: #"{"currentVersion": 2, "aliases": […], "unversionedVersion": 1, "steps": […]}"#,
             allowed: Self.typeKeys)
         return TypeMigrations(
-            typeName: name, currentVersion: try chain.requiredInt("currentVersion", "the version the app writes today"),
+            typeName: name,
+            currentVersion: try chain.requiredVersion("currentVersion", "the version the app writes today"),
             aliases: try chain.strings("aliases", "a list of type names") ?? [],
-            unversionedVersion: try chain.int("unversionedVersion"), steps: try steps(chain))
+            unversionedVersion: try chain.version("unversionedVersion"), steps: try steps(chain))
     }
 
     func document(_ value: ArchiveValue, at path: ArchivePath) throws -> DocumentMigrations {
@@ -104,8 +105,8 @@ struct RulesFileReader {
         }
         return DocumentMigrations(
             name: name, versionPath: versionPath,
-            currentVersion: try chain.requiredInt("currentVersion", "the version the app writes today"),
-            unversionedVersion: try chain.int("unversionedVersion"), steps: try steps(chain))
+            currentVersion: try chain.requiredVersion("currentVersion", "the version the app writes today"),
+            unversionedVersion: try chain.version("unversionedVersion"), steps: try steps(chain))
     }
 
     func steps(_ chain: Fields) throws -> [MigrationStep] {
@@ -116,8 +117,21 @@ struct RulesFileReader {
             let step = try fields(
                 value, at: path, what: "a step", example: #"{"from": 1, "to": 2, "rules": […]}"#, allowed: Self.stepKeys
             )
-            let from = try step.requiredInt("from", "the version the step starts at")
-            let to = try step.int("to") ?? from &+ 1
+            let from = try step.requiredVersion("from", "the version the step starts at")
+            let to: Int
+            if let given = try step.version("to") {
+                to = given
+            } else {
+                // `from + 1`, which must be a version too: the last one has no next.
+                let (next, overflow) = from.addingReportingOverflow(1)
+                guard !overflow, RulesFile.versions.contains(next) else {
+                    throw invalid(
+                        "a step from v\(from) has nowhere to go: v\(RulesFile.versions.upperBound) is the last version "
+                            + "a rules file names",
+                        at: path.appending("from"))
+                }
+                to = next
+            }
             let rules = try step.array("rules", "a list of rules") ?? []
             steps.append(
                 MigrationStep(
@@ -374,8 +388,27 @@ struct RulesFileReader {
             throw mismatch(key, "an integer", value)
         }
 
-        func requiredInt(_ key: String, _ meaning: String) throws -> Int {
-            guard let number = try int(key) else {
+        /// A version under `key`: an integer in ``RulesFile/versions``; `nil` when absent or null.
+        func version(_ key: String) throws -> Int? {
+            guard let value = entries[key], !value.isNull else { return nil }
+            let range = RulesFile.versions
+            switch value {
+            case .int(let number):
+                if number >= Int64(range.lowerBound), number <= Int64(range.upperBound), let version = Int(exactly: number) {
+                    return version
+                }
+            case .uint(let number):
+                if number <= UInt64(range.upperBound), let version = Int(exactly: number) { return version }
+            default:
+                throw mismatch(key, "an integer", value)
+            }
+            throw reader.invalid(
+                "'\(key)' must be a version from \(range.lowerBound) to \(range.upperBound); found \(value.briefDescription)",
+                at: path.appending(key))
+        }
+
+        func requiredVersion(_ key: String, _ meaning: String) throws -> Int {
+            guard let number = try version(key) else {
                 throw reader.invalid("'\(key)' is missing (\(meaning))", at: path.appending(key))
             }
             return number

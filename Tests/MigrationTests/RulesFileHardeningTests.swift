@@ -1,0 +1,193 @@
+import Foundation
+import MigrationRules
+import ModelVersioning
+import Testing
+
+/// Rules files are input too: every version in a documented range; a bad file is a located
+/// error, never a trap or a wrong answer.
+@Suite("Rules files as untrusted input")
+struct RulesFileHardeningTests {
+    /// The error `body` throws, or `nil` (recorded as an issue) when it throws none or another type.
+    static func rulesError(
+        sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+    ) -> ArchiveError? {
+        do {
+            try body()
+            Issue.record("expected an ArchiveError, but nothing was thrown", sourceLocation: sourceLocation)
+        } catch let error as ArchiveError {
+            return error
+        } catch {
+            Issue.record("expected an ArchiveError, got \(error)", sourceLocation: sourceLocation)
+        }
+        return nil
+    }
+
+    /// A rules file with one type `T` whose single step v1 → v2 has `rules`.
+    static func file(rules: [ArchiveValue]) -> ArchiveValue {
+        ["formatVersion": 1, "types": ["T": ["currentVersion": 2, "steps": [["from": 1, "to": 2, "rules": .array(rules)]]]]]
+    }
+
+    /// A rules file with one type `T` and this chain.
+    static func file(chain: ArchiveDictionary) -> ArchiveValue {
+        ["formatVersion": 1, "types": ["T": .dictionary(chain)]]
+    }
+
+    /// A rules file, the code, path and message it must fail with.
+    struct Broken: CustomTestStringConvertible, Sendable {
+        var name: String
+        var file: ArchiveValue
+        var code: ArchiveError.Code = .invalidRules
+        var path: String
+        var message: String
+        var testDescription: String { name }
+    }
+
+    static let rulePath = "types.T.steps[0].rules[0]"
+
+    // MARK: Versions
+
+    /// A chain whose versions reach `Int64.max`: it was accepted, and every command then failed
+    /// (or not) on the archive, with messages naming the archive rather than the rules file.
+    static let int64MaxFile = """
+        {
+          "formatVersion": 1,
+          "types": {
+            "Circle": {
+              "currentVersion": 9223372036854775807,
+              "steps": [ { "from": 9223372036854775806, "to": 9223372036854775807, "rules": [] } ]
+            }
+          }
+        }
+        """
+
+    static let int64MaxMessage =
+        "'currentVersion' must be a version from 0 to 2147483647; found 9223372036854775807 "
+        + "at types.Circle.currentVersion (of int64-max.json)"
+
+    @Test(
+        "a rules file with versions up to Int64.max stops every command with exit 2, naming the file and the path",
+        arguments: [
+            ["upgrade", "kyoto-trip.json"], ["downgrade", "kyoto-trip.json", "--to", "Circle=1"],
+            ["inspect", "kyoto-trip.json"], ["check", "archives"],
+        ])
+    func int64MaxThroughTheTool(command: [String]) throws {
+        let scratch = try ScratchFolder()
+        try scratch.copy(fixture: "archives/Sketch/v1/kyoto-trip.json")
+        try scratch.copy(fixtureFolder: "archives/Sketch", to: "archives/Sketch")
+        try scratch.write(Self.int64MaxFile, to: "int64-max.json")
+        let run = try ToolProcess.run(command + ["--rules", "int64-max.json"], in: scratch.url)
+        #expect(run.status == 2, "exit \(run.status): \(run.standardError)")
+        #expect(run.standardError == "error: \(Self.int64MaxMessage)\n")
+        #expect(run.standardOutput.isEmpty)
+    }
+
+    @Test("MigrationCatalog(rulesFile:) rejects the Int64.max file at the version's path")
+    func int64MaxThroughTheLibrary() throws {
+        let tree = try ArchiveFormat.json.read(Data(Self.int64MaxFile.utf8), options: ArchiveReadingOptions(markup: .plain))
+        let error = Self.rulesError { _ = try MigrationCatalog(rulesFile: tree, fileName: "int64-max.json") }
+        #expect(error?.code == .invalidRules)
+        #expect(error?.path.description == "types.Circle.currentVersion")
+        #expect(error?.location?.file == "int64-max.json")
+        #expect(error?.description == Self.int64MaxMessage)
+    }
+
+    static let badVersions: [Broken] = [
+        Broken(
+            name: "from Int64.max without a to (wrapped to a negative 'to')",
+            file: file(chain: ["currentVersion": 2, "steps": [["from": .int(.max), "rules": []]]]),
+            path: "types.T.steps[0].from",
+            message: "'from' must be a version from 0 to 2147483647; found 9223372036854775807"),
+        Broken(
+            name: "from the last version without a to",
+            file: file(chain: ["currentVersion": 2_147_483_647, "steps": [["from": 2_147_483_647, "rules": []]]]),
+            path: "types.T.steps[0].from",
+            message: "a step from v2147483647 has nowhere to go: v2147483647 is the last version a rules file names"),
+        Broken(
+            name: "to beyond the range",
+            file: file(chain: [
+                "currentVersion": 2_147_483_647, "steps": [["from": 2_147_483_647, "to": 2_147_483_648, "rules": []]],
+            ]),
+            path: "types.T.steps[0].to", message: "'to' must be a version from 0 to 2147483647; found 2147483648"),
+        Broken(
+            name: "negative from",
+            file: file(chain: ["currentVersion": 0, "steps": [["from": -1, "rules": []]]]),
+            path: "types.T.steps[0].from", message: "'from' must be a version from 0 to 2147483647; found -1"),
+        Broken(
+            name: "unsigned currentVersion",
+            file: file(chain: ["currentVersion": .uint(.max)]),
+            path: "types.T.currentVersion",
+            message: "'currentVersion' must be a version from 0 to 2147483647; found 18446744073709551615"),
+        Broken(
+            name: "unversionedVersion Int64.min",
+            file: file(chain: ["currentVersion": 1, "unversionedVersion": .int(.min)]),
+            path: "types.T.unversionedVersion",
+            message: "'unversionedVersion' must be a version from 0 to 2147483647; found -9223372036854775808"),
+        Broken(
+            name: "document currentVersion Int64.max",
+            file: ["formatVersion": 1, "document": ["name": "D", "currentVersion": .int(.max)]],
+            path: "document.currentVersion",
+            message: "'currentVersion' must be a version from 0 to 2147483647; found 9223372036854775807"),
+    ]
+
+    @Test("a version outside 0...2147483647 is invalidRules at its path", arguments: badVersions)
+    func versionOutOfRange(_ broken: Broken) {
+        let error = Self.rulesError { _ = try MigrationCatalog(rulesFile: broken.file, fileName: "rules.json") }
+        #expect(error?.code == broken.code)
+        #expect(error?.path.description == broken.path)
+        #expect(error?.message == broken.message)
+        #expect(error?.location?.file == "rules.json")
+    }
+
+    @Test("a chain may end at the last version, and the pass migrates to it")
+    func lastVersion() throws {
+        let catalog = try MigrationCatalog(
+            rulesFile: Self.file(chain: [
+                "currentVersion": 2_147_483_647,
+                "steps": [["from": 2_147_483_646, "rules": [["rename": "a", "to": "b"]]]],
+            ]))
+        #expect(RulesFile.versions == 0...2_147_483_647)
+        var tree = ArchiveValue.object(ArchiveObject(typeName: "T", version: 2_147_483_646, fields: ["a": 1]))
+        let report = try MigrationPass(catalog: catalog).upgrade(&tree)
+        #expect(tree == .object(ArchiveObject(typeName: "T", version: 2_147_483_647, fields: ["b": 1])))
+        #expect(report.counts.map(\.fromVersion) == [2_147_483_646])
+        #expect(report.counts.map(\.toVersion) == [2_147_483_647])
+    }
+
+    @Test("a Swift chain ending at Int.max upgrades, downgrades and counts without overflowing")
+    func swiftChainAtIntMax() throws {
+        let catalog = try MigrationCatalog(types: [
+            TypeMigrations(
+                typeName: "T", currentVersion: .max, unversionedVersion: .max - 2,
+                steps: [
+                    MigrationStep(from: .max - 1, to: .max, rules: [.rename("b", to: "c")]),
+                    MigrationStep(from: .max - 2, to: .max - 1, rules: [.rename("a", to: "b")]),
+                ])
+        ])
+        var tree: ArchiveValue = [
+            "old": .object(ArchiveObject(typeName: "T", version: .max - 2, fields: ["a": 1])),
+            "unversioned": .object(ArchiveObject(typeName: "T", version: nil, fields: ["a": 2])),
+            "current": .object(ArchiveObject(typeName: "T", version: .max, fields: ["c": 3])),
+        ]
+        let up = try MigrationPass(catalog: catalog).upgrade(&tree)
+        #expect(tree["old"] == .object(ArchiveObject(typeName: "T", version: .max, fields: ["c": 1])))
+        #expect(tree["unversioned"] == .object(ArchiveObject(typeName: "T", version: .max, fields: ["c": 2])))
+        #expect(up.counts.map(\.fromVersion) == [.max - 2])
+        #expect(up.counts.map(\.count) == [2])
+        let down = try MigrationPass(catalog: catalog).downgrade(
+            &tree, to: DowngradeTarget(typeVersions: ["T": .max - 2]))
+        #expect(tree["current"] == .object(ArchiveObject(typeName: "T", version: .max - 2, fields: ["a": 3])))
+        #expect(down.counts.map(\.fromVersion) == [.max])
+        #expect(down.counts.map(\.count) == [3])
+    }
+
+    @Test("a Swift step from Int.max is rejected, not wrapped")
+    func swiftStepFromIntMax() {
+        let error = Self.rulesError {
+            _ = try MigrationCatalog(types: [
+                TypeMigrations(typeName: "T", currentVersion: .max, steps: [MigrationStep(from: .max, to: .min, rules: [])])
+            ])
+        }
+        #expect(error?.code == .invalidChain)
+        #expect(error?.path.description == "steps[0]")
+    }
+}
