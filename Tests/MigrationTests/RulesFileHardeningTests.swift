@@ -3,8 +3,8 @@ import MigrationRules
 import ModelVersioning
 import Testing
 
-/// Rules files are input too: every version in a documented range; a bad file is a located
-/// error, never a trap or a wrong answer.
+/// Rules files are input too: read with the same limits as archives, every version in a
+/// documented range; a bad file is a located error, never a trap or a wrong answer.
 @Suite("Rules files as untrusted input")
 struct RulesFileHardeningTests {
     /// The error `body` throws, or `nil` (recorded as an issue) when it throws none or another type.
@@ -189,5 +189,80 @@ struct RulesFileHardeningTests {
         }
         #expect(error?.code == .invalidChain)
         #expect(error?.path.description == "steps[0]")
+    }
+
+    // MARK: Limits
+
+    /// A rules file whose one rule is `levels` scope rules, each inside the one before.
+    static func nestedScopes(_ levels: Int) -> ArchiveValue {
+        var rule: ArchiveValue = ["rename": "a", "to": "b"]
+        for _ in 0..<levels {
+            rule = ["scope": "x", "rules": [rule]]
+        }
+        return file(rules: [rule])
+    }
+
+    @Test("a rules file nested deeper than ArchiveLimits.maxDepth is limitExceeded, located")
+    func depth() {
+        // Eight levels to the first rule, two per scope: 32 scopes nest 71 deep.
+        let error = Self.rulesError { _ = try MigrationCatalog(rulesFile: Self.nestedScopes(32), fileName: "deep.json") }
+        #expect(error?.code == .limitExceeded)
+        #expect(error?.limit == .depth)
+        #expect(error?.message == "the rules file nests deeper than 64 levels")
+        #expect(error?.location?.file == "deep.json")
+        #expect(error?.path.count == 64)
+        var untrusted = ArchiveLimits.untrusted
+        let shallower = Self.rulesError {
+            _ = try MigrationCatalog(rulesFile: Self.nestedScopes(13), limits: untrusted)
+        }
+        #expect(shallower?.message == "the rules file nests deeper than 32 levels")
+        untrusted.maxDepth = 64
+        #expect(throws: Never.self) { try MigrationCatalog(rulesFile: Self.nestedScopes(13), limits: untrusted) }
+    }
+
+    @Test("counts and lengths in a rules file are bounded by ArchiveLimits")
+    func countsAndLengths() {
+        var limits = ArchiveLimits()
+        limits.maxCollectionCount = 3
+        let steps: [ArchiveValue] = (1...4).map { ["from": .int(Int64($0)), "rules": []] }
+        let many = Self.rulesError {
+            _ = try MigrationCatalog(
+                rulesFile: Self.file(chain: ["currentVersion": 5, "steps": .array(steps)]), fileName: "r.json",
+                limits: limits)
+        }
+        #expect(many?.limit == .collectionCount)
+        #expect(many?.path.description == "types.T.steps")
+        #expect(many?.location?.file == "r.json")
+
+        limits = ArchiveLimits()
+        limits.maxStringLength = 14  // "currentVersion"
+        let long = Self.rulesError {
+            _ = try MigrationCatalog(
+                rulesFile: Self.file(rules: [["rename": "a", "to": "fifteen letters"]]), limits: limits)
+        }
+        #expect(long?.message == "a string is longer than 14 bytes (15)")
+        #expect(long?.limit == .stringLength)
+        #expect(long?.path.description == Self.rulePath + ".to")
+
+        limits = ArchiveLimits()
+        limits.maxObjectCount = 10
+        let values = Self.rulesError {
+            _ = try MigrationCatalog(rulesFile: Self.file(rules: [["nest": ["a", "b", "c"], "into": "d"]]), limits: limits)
+        }
+        #expect(values?.limit == .objectCount)
+    }
+
+    @Test("an object of a rules file with a key twice is invalidRules")
+    func duplicateKey() {
+        var rule = ArchiveDictionary()
+        rule.appendUnchecked("a", forKey: "rename")
+        rule.appendUnchecked("b", forKey: "to")
+        rule.appendUnchecked("c", forKey: "to")
+        let error = Self.rulesError {
+            _ = try MigrationCatalog(rulesFile: Self.file(rules: [.dictionary(rule)]), fileName: "rules.json")
+        }
+        #expect(error?.code == .invalidRules)
+        #expect(error?.path.description == Self.rulePath + ".to")
+        #expect(error?.message == "the key 'to' appears twice in one object")
     }
 }

@@ -4,7 +4,7 @@
 /// The format is described in one place, the article <doc:RulesFileFormat>; this type holds its
 /// vocabulary, which the reader switches on exhaustively and the article is tested against.
 /// A rules file is read into a tree by a JSON reader and turned into a catalog with
-/// ``MigrationCatalog/init(rulesFile:fileName:)``.
+/// ``MigrationCatalog/init(rulesFile:fileName:limits:)``.
 public enum RulesFile {
     /// The format version this library reads and writes: `1`.
     public static let formatVersion = 1

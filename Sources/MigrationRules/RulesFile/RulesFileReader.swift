@@ -1,8 +1,14 @@
 /// Reads the tree of a JSON rules file into chains, strictly: every unknown key, missing key and
 /// value of the wrong kind is an ``ArchiveError/Code/invalidRules`` error at its path inside the
 /// file, naming the accepted spellings.
+///
+/// A rules file is input like an archive: before anything else the tree is checked against the
+/// ``ArchiveLimits`` (``checkLimits(_:)``), so that no later step recurses, counts or copies
+/// without a bound, and every version is checked against ``RulesFile/versions``, so that no
+/// arithmetic on it can overflow.
 struct RulesFileReader {
     let fileName: String?
+    let limits: ArchiveLimits
 
     // MARK: Errors
 
@@ -22,6 +28,7 @@ struct RulesFileReader {
     static let topKeys = ["formatVersion", "document", "documents", "types", "comment"]
 
     func catalog(from tree: ArchiveValue) throws -> MigrationCatalog {
+        try checkLimits(tree)
         let top = try fields(
             tree, at: .root, what: "a rules file", example: #"{"formatVersion": 1, "types": {…}, "documents": […]}"#,
             allowed: Self.topKeys)
