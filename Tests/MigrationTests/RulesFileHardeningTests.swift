@@ -4,7 +4,8 @@ import ModelVersioning
 import Testing
 
 /// Rules files are input too: read with the same limits as archives, every version in a
-/// documented range; a bad file is a located error, never a trap or a wrong answer.
+/// documented range, no guessed inverse, no empty names; a bad file is a located error, never a
+/// trap or a wrong answer.
 @Suite("Rules files as untrusted input")
 struct RulesFileHardeningTests {
     /// The error `body` throws, or `nil` (recorded as an issue) when it throws none or another type.
@@ -189,6 +190,106 @@ struct RulesFileHardeningTests {
         }
         #expect(error?.code == .invalidChain)
         #expect(error?.path.description == "steps[0]")
+    }
+
+    // MARK: Value maps
+
+    static let ambiguousMaps: [Broken] = [
+        Broken(
+            name: "pairs",
+            file: file(rules: [["convert": "state", "map": [["open", "todo"], ["new", "todo"], ["closed", "done"]]]]),
+            path: rulePath + ".map[1]",
+            message:
+                #"the map sends both "open" (at types.T.steps[0].rules[0].map[0]) and "new" to "todo", so a downgrade "#
+                + "could not tell which to restore; give each old value a new value of its own, or add a 'default' to "
+                + "make the map one-way"),
+        Broken(
+            name: "object",
+            file: file(rules: [["convert": "state", "map": ["open": "todo", "closed": "done", "new": "todo"]]]),
+            path: rulePath + ".map.new",
+            message:
+                #"the map sends both "open" (at types.T.steps[0].rules[0].map.open) and "new" to "todo", so a "#
+                + "downgrade could not tell which to restore; give each old value a new value of its own, or add a "
+                + "'default' to make the map one-way"),
+        Broken(
+            name: "null values",
+            file: file(rules: [["convert": "sharpness", "map": [["sharp", nil], ["round", nil]]]]),
+            path: rulePath + ".map[1]",
+            message:
+                #"the map sends both "sharp" (at types.T.steps[0].rules[0].map[0]) and "round" to null, so a downgrade "#
+                + "could not tell which to restore; give each old value a new value of its own, or add a 'default' to "
+                + "make the map one-way"),
+    ]
+
+    @Test("a value map that sends two values to one is invalidRules naming both", arguments: ambiguousMaps)
+    func ambiguousMap(_ broken: Broken) {
+        let error = Self.rulesError { _ = try MigrationCatalog(rulesFile: broken.file, fileName: "rules.json") }
+        #expect(error?.code == broken.code)
+        #expect(error?.path.description == broken.path)
+        #expect(error?.message == broken.message)
+        #expect(error?.location?.file == "rules.json")
+    }
+
+    @Test("a value map with a default is one-way and may collapse values")
+    func oneWayMap() throws {
+        let catalog = try MigrationCatalog(
+            rulesFile: Self.file(rules: [["convert": "state", "map": ["open": "todo", "new": "todo"], "default": "done"]]))
+        let step = try #require(catalog.migrations(forTypeName: "T")?.steps.first)
+        #expect(step.irreversibleRule != nil)
+    }
+
+    @Test("in Swift, a value map that is not one-to-one has no inverse: a downgrade through it fails, never guesses")
+    func swiftAmbiguousMap() throws {
+        let converter = ValueConverter.map(["open": "todo", "new": "todo"])
+        #expect(converter.inverse == nil)
+        let catalog = try MigrationCatalog(types: [
+            TypeMigrations(
+                typeName: "T", currentVersion: 2,
+                steps: [MigrationStep(from: 1, to: 2, rules: [.convert("state", converter)])])
+        ])
+        var tree = ArchiveValue.object(ArchiveObject(typeName: "T", version: 2, fields: ["state": "todo"]))
+        let error = Self.rulesError {
+            try MigrationPass(catalog: catalog).downgrade(&tree, to: DowngradeTarget(typeVersions: ["T": 1]))
+        }
+        #expect(error?.code == .irreversibleStep)
+    }
+
+    // MARK: Empty names
+
+    static let emptyNames: [Broken] = [
+        Broken(
+            name: "empty alias",
+            file: ["formatVersion": 1, "types": ["T": ["currentVersion": 1, "aliases": ["MyApp.T", ""]]]],
+            path: "types.T.aliases[1]", message: "'aliases' must be a list of type names; element 1 is empty"),
+        Broken(
+            name: "empty type name", file: ["formatVersion": 1, "types": ["": ["currentVersion": 1]]],
+            path: #"types[""]"#, message: "a type name is empty; name the chain after the type it migrates"),
+        Broken(
+            name: "empty document name", file: ["formatVersion": 1, "document": ["name": "", "currentVersion": 1]],
+            path: "document.name", message: "'name' is empty"),
+        Broken(
+            name: "empty step name",
+            file: file(chain: ["currentVersion": 2, "steps": [["from": 1, "name": "", "rules": []]]]),
+            path: "types.T.steps[0].name", message: "'name' is empty; leave it out to show the versions instead"),
+    ]
+
+    @Test("an empty alias, type name, document name or step name is invalidRules", arguments: emptyNames)
+    func emptyName(_ broken: Broken) {
+        let error = Self.rulesError { _ = try MigrationCatalog(rulesFile: broken.file, fileName: "rules.json") }
+        #expect(error?.code == broken.code)
+        #expect(error?.path.description == broken.path)
+        #expect(error?.message == broken.message)
+        #expect(error?.location?.file == "rules.json")
+    }
+
+    @Test("in Swift, an empty alias is invalidChain at its path")
+    func swiftEmptyAlias() {
+        let error = Self.rulesError {
+            _ = try MigrationCatalog(types: [TypeMigrations(typeName: "T", currentVersion: 1, aliases: [""])])
+        }
+        #expect(error?.code == .invalidChain)
+        #expect(error?.path.description == "aliases[0]")
+        #expect(error?.typeName == "T")
     }
 
     // MARK: Limits

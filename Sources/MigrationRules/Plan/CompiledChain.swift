@@ -29,6 +29,11 @@ final class CompiledChain: Sendable {
     let keyMovingSteps: [Bool]
 
     convenience init(_ chain: TypeMigrations) throws {
+        if let index = chain.aliases.firstIndex(of: "") {
+            throw ArchiveError(
+                .invalidChain, "alias \(index) is empty", path: ArchivePath([.key("aliases"), .index(index)]),
+                typeName: chain.typeName)
+        }
         try self.init(
             name: chain.typeName, subject: chain.typeName, isDocument: false, currentVersion: chain.currentVersion,
             unversionedVersion: chain.unversionedVersion, steps: chain.steps, versionKeys: [])

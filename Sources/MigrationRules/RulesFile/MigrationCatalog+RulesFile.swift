@@ -17,7 +17,8 @@ extension MigrationCatalog {
     ///     lengths (``ArchiveLimits``).
     /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidRules`` for an unknown,
     ///   missing or mistyped key, a key that appears twice, an unknown rule or converter, a
-    ///   malformed path or a version outside ``RulesFile/versions``; with code
+    ///   malformed path, an empty name, a version outside ``RulesFile/versions`` or a value map
+    ///   that sends two values to one (without a `default`); with code
     ///   ``ArchiveError/Code/invalidChain`` for chains that do not fit together; with code
     ///   ``ArchiveError/Code/limitExceeded`` when the tree exceeds `limits`. Each names the path
     ///   inside the rules file (`types.Circle.steps[1].rules[0].rename`) and carries `fileName`

@@ -63,6 +63,9 @@ struct RulesFileReader {
                         + "\"steps\": […]}}; found \(value.kindAndValue)", at: path)
             }
             for (name, chain) in entries {
+                guard !name.isEmpty else {
+                    throw invalid("a type name is empty; name the chain after the type it migrates", at: path.appending(name))
+                }
                 types.append((try type(named: name, chain, at: path.appending(name)), path.appending(name)))
             }
         }
@@ -94,7 +97,7 @@ struct RulesFileReader {
         return TypeMigrations(
             typeName: name,
             currentVersion: try chain.requiredVersion("currentVersion", "the version the app writes today"),
-            aliases: try chain.strings("aliases", "a list of type names") ?? [],
+            aliases: try chain.names("aliases", "a list of type names") ?? [],
             unversionedVersion: try chain.version("unversionedVersion"), steps: try steps(chain))
     }
 
@@ -106,6 +109,7 @@ struct RulesFileReader {
         guard let name = try chain.string("name", "the document name") else {
             throw invalid("a document chain needs a 'name'", at: path.appending("name"))
         }
+        guard !name.isEmpty else { throw invalid("'name' is empty", at: path.appending("name")) }
         var versionPath: ArchivePath = "documentVersion"
         if try chain.string("versionPath", "a path of keys such as \"metadata.version\"") != nil {
             versionPath = try chain.keyPath("versionPath")
@@ -139,10 +143,14 @@ struct RulesFileReader {
                 }
                 to = next
             }
+            let name = try step.string("name", "a name for reports")
+            if name?.isEmpty == true {
+                throw invalid("'name' is empty; leave it out to show the versions instead", at: path.appending("name"))
+            }
             let rules = try step.array("rules", "a list of rules") ?? []
             steps.append(
                 MigrationStep(
-                    from: from, to: to, name: try step.string("name", "a name for reports"),
+                    from: from, to: to, name: name,
                     rules: try rules.enumerated().map { try rule($1, at: path.appending("rules").appending($0)) }))
         }
         return steps
@@ -316,9 +324,29 @@ struct RulesFileReader {
         }
     }
 
+    /// A value map: a list of pairs or an object. Without a `default` the map must be one-to-one,
+    /// so that a downgrade knows which old value to restore: two old values mapped to one new
+    /// value are an error naming both (with a `default` the map is one-way anyway, and may
+    /// collapse values).
     private func valueMap(_ rule: Fields) throws -> ValueConverter {
         let path = rule.path.appending("map")
         var mapping: [ArchiveValue: ArchiveValue] = [:]
+        // Each new value, the first old value mapped to it and where in the file.
+        var oldByNew: [ArchiveValue: (old: ArchiveValue, path: ArchivePath)] = [:]
+        let isOneWay = rule["default"] != nil
+        func add(_ old: ArchiveValue, _ new: ArchiveValue, at entryPath: ArchivePath) throws {
+            guard mapping.updateValue(new, forKey: old) == nil else {
+                throw invalid("the map has \(old.briefDescription) twice", at: entryPath)
+            }
+            guard !isOneWay else { return }
+            if let earlier = oldByNew.updateValue((old, entryPath), forKey: new) {
+                throw invalid(
+                    "the map sends both \(earlier.old.briefDescription) (at \(earlier.path)) and \(old.briefDescription) "
+                        + "to \(new.briefDescription), so a downgrade could not tell which to restore; give each old "
+                        + "value a new value of its own, or add a 'default' to make the map one-way",
+                    at: entryPath)
+            }
+        }
         switch rule["map"] {
         case .array(let pairs)?:
             for (index, pair) in pairs.enumerated() {
@@ -327,13 +355,11 @@ struct RulesFileReader {
                         "each entry of a map is a pair [old, new]; found \(pair.kindAndValue)",
                         at: path.appending(index))
                 }
-                guard mapping.updateValue(items[1], forKey: items[0]) == nil else {
-                    throw invalid("the map has \(items[0].briefDescription) twice", at: path.appending(index))
-                }
+                try add(items[0], items[1], at: path.appending(index))
             }
         case .dictionary(let entries)?:
             for (key, value) in entries {
-                mapping[.string(key)] = value
+                try add(.string(key), value, at: path.appending(key))
             }
         case let other?:
             throw invalid(
@@ -449,6 +475,15 @@ struct RulesFileReader {
                 }
                 return text
             }
+        }
+
+        /// A list of non-empty names (type names) under `key`.
+        func names(_ key: String, _ meaning: String) throws -> [String]? {
+            guard let names = try strings(key, meaning) else { return nil }
+            if let index = names.firstIndex(of: "") {
+                throw reader.invalid("'\(key)' must be \(meaning); element \(index) is empty", at: path.appending(key).appending(index))
+            }
+            return names
         }
 
         /// A non-empty key under `key` (the rule keyword's operand).
