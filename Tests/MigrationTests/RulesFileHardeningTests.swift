@@ -25,7 +25,10 @@ struct RulesFileHardeningTests {
 
     /// A rules file with one type `T` whose single step v1 → v2 has `rules`.
     static func file(rules: [ArchiveValue]) -> ArchiveValue {
-        ["formatVersion": 1, "types": ["T": ["currentVersion": 2, "steps": [["from": 1, "to": 2, "rules": .array(rules)]]]]]
+        [
+            "formatVersion": 1,
+            "types": ["T": ["currentVersion": 2, "steps": [["from": 1, "to": 2, "rules": .array(rules)]]]],
+        ]
     }
 
     /// A rules file with one type `T` and this chain.
@@ -84,7 +87,8 @@ struct RulesFileHardeningTests {
 
     @Test("MigrationCatalog(rulesFile:) rejects the Int64.max file at the version's path")
     func int64MaxThroughTheLibrary() throws {
-        let tree = try ArchiveFormat.json.read(Data(Self.int64MaxFile.utf8), options: ArchiveReadingOptions(markup: .plain))
+        let tree = try ArchiveFormat.json.read(
+            Data(Self.int64MaxFile.utf8), options: ArchiveReadingOptions(markup: .plain))
         let error = Self.rulesError { _ = try MigrationCatalog(rulesFile: tree, fileName: "int64-max.json") }
         #expect(error?.code == .invalidRules)
         #expect(error?.path.description == "types.Circle.currentVersion")
@@ -185,7 +189,8 @@ struct RulesFileHardeningTests {
     func swiftStepFromIntMax() {
         let error = Self.rulesError {
             _ = try MigrationCatalog(types: [
-                TypeMigrations(typeName: "T", currentVersion: .max, steps: [MigrationStep(from: .max, to: .min, rules: [])])
+                TypeMigrations(
+                    typeName: "T", currentVersion: .max, steps: [MigrationStep(from: .max, to: .min, rules: [])])
             ])
         }
         #expect(error?.code == .invalidChain)
@@ -197,7 +202,9 @@ struct RulesFileHardeningTests {
     static let ambiguousMaps: [Broken] = [
         Broken(
             name: "pairs",
-            file: file(rules: [["convert": "state", "map": [["open", "todo"], ["new", "todo"], ["closed", "done"]]]]),
+            file: file(rules: [
+                ["convert": "state", "map": [["open", "todo"], ["new", "todo"], ["closed", "done"]]]
+            ]),
             path: rulePath + ".map[1]",
             message:
                 #"the map sends both "open" (at types.T.steps[0].rules[0].map[0]) and "new" to "todo", so a downgrade "#
@@ -233,7 +240,9 @@ struct RulesFileHardeningTests {
     @Test("a value map with a default is one-way and may collapse values")
     func oneWayMap() throws {
         let catalog = try MigrationCatalog(
-            rulesFile: Self.file(rules: [["convert": "state", "map": ["open": "todo", "new": "todo"], "default": "done"]]))
+            rulesFile: Self.file(rules: [
+                ["convert": "state", "map": ["open": "todo", "new": "todo"], "default": "done"]
+            ]))
         let step = try #require(catalog.migrations(forTypeName: "T")?.steps.first)
         #expect(step.irreversibleRule != nil)
     }
@@ -306,7 +315,9 @@ struct RulesFileHardeningTests {
     @Test("a rules file nested deeper than ArchiveLimits.maxDepth is limitExceeded, located")
     func depth() {
         // Eight levels to the first rule, two per scope: 32 scopes nest 71 deep.
-        let error = Self.rulesError { _ = try MigrationCatalog(rulesFile: Self.nestedScopes(32), fileName: "deep.json") }
+        let error = Self.rulesError {
+            _ = try MigrationCatalog(rulesFile: Self.nestedScopes(32), fileName: "deep.json")
+        }
         #expect(error?.code == .limitExceeded)
         #expect(error?.limit == .depth)
         #expect(error?.message == "the rules file nests deeper than 64 levels")
@@ -348,7 +359,8 @@ struct RulesFileHardeningTests {
         limits = ArchiveLimits()
         limits.maxObjectCount = 10
         let values = Self.rulesError {
-            _ = try MigrationCatalog(rulesFile: Self.file(rules: [["nest": ["a", "b", "c"], "into": "d"]]), limits: limits)
+            _ = try MigrationCatalog(
+                rulesFile: Self.file(rules: [["nest": ["a", "b", "c"], "into": "d"]]), limits: limits)
         }
         #expect(values?.limit == .objectCount)
     }

@@ -289,10 +289,9 @@ struct ObjectWalker {
             for offset in 0...chain.steps.count {
                 let count = counts[countOffsets[index] + offset]
                 if count > 0 {
-                    // `oldestVersion + offset <= currentVersion`: no overflow.
+                    let version = chain.oldestVersion + offset  // at most currentVersion: no overflow
                     report.counts.append(
-                        MigrationReport.Count(
-                            typeName: chain.name, fromVersion: chain.oldestVersion + offset, toVersion: to, count: count))
+                        MigrationReport.Count(typeName: chain.name, fromVersion: version, toVersion: to, count: count))
                 }
             }
         }

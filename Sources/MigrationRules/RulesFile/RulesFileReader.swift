@@ -64,7 +64,8 @@ struct RulesFileReader {
             }
             for (name, chain) in entries {
                 guard !name.isEmpty else {
-                    throw invalid("a type name is empty; name the chain after the type it migrates", at: path.appending(name))
+                    throw invalid(
+                        "a type name is empty; name the chain after the type it migrates", at: path.appending(name))
                 }
                 types.append((try type(named: name, chain, at: path.appending(name)), path.appending(name)))
             }
@@ -427,7 +428,9 @@ struct RulesFileReader {
             let range = RulesFile.versions
             switch value {
             case .int(let number):
-                if number >= Int64(range.lowerBound), number <= Int64(range.upperBound), let version = Int(exactly: number) {
+                if number >= Int64(range.lowerBound), number <= Int64(range.upperBound),
+                    let version = Int(exactly: number)
+                {
                     return version
                 }
             case .uint(let number):
@@ -481,7 +484,8 @@ struct RulesFileReader {
         func names(_ key: String, _ meaning: String) throws -> [String]? {
             guard let names = try strings(key, meaning) else { return nil }
             if let index = names.firstIndex(of: "") {
-                throw reader.invalid("'\(key)' must be \(meaning); element \(index) is empty", at: path.appending(key).appending(index))
+                throw reader.invalid(
+                    "'\(key)' must be \(meaning); element \(index) is empty", at: path.appending(key).appending(index))
             }
             return names
         }
