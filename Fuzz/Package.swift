@@ -1,8 +1,8 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// libFuzzer targets for ModelVersioning's readers, decoder and migration pass. A separate package,
-// so that the root package's `swift build` never builds fuzzers. Build and run one with
+// libFuzzer targets for ModelVersioning's readers, decoder, migration pass and rules-file reader. A
+// separate package, so that the root package's `swift build` never builds fuzzers. Build and run one with
 //
 //   bash Fuzz/run.sh fuzz-json 60
 //
@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "fuzz-keyed", targets: ["fuzz-keyed"]),
         .executable(name: "fuzz-decode", targets: ["fuzz-decode"]),
         .executable(name: "fuzz-migrate", targets: ["fuzz-migrate"]),
+        .executable(name: "fuzz-rules", targets: ["fuzz-rules"]),
     ],
     dependencies: [.package(name: "ModelVersioning", path: "..")],
     targets: [
@@ -25,6 +26,7 @@ let package = Package(
         .executableTarget(name: "fuzz-keyed", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "fuzz-decode", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "fuzz-migrate", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "fuzz-rules", dependencies: ["FuzzSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

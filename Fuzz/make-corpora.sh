@@ -6,8 +6,8 @@
 #   bash Fuzz/make-corpora.sh decode     # one
 #
 # Seeds larger than 256 KiB are left out (libFuzzer mutates within -max_len anyway).
-# fuzz-decode and fuzz-migrate also write seeds of their own (FUZZ_WRITE_SEEDS), so their
-# binaries must be built first (run.sh does).
+# fuzz-decode, fuzz-migrate and fuzz-rules also write seeds of their own (FUZZ_WRITE_SEEDS), so
+# their binaries must be built first (run.sh does).
 set -euo pipefail
 cd "$(dirname "$0")"
 fixtures=../Fixtures
@@ -73,6 +73,12 @@ if [ "$wanted" = all ] || [ "$wanted" = migrate ]; then
     FUZZ_WRITE_SEEDS=corpus-migrate SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 .build/release/fuzz-migrate
     mapfile -t seeds < <(files archives '*.json'; files versioned-json '*.json'; files malformed/migrate '*')
     copy corpus-migrate "${seeds[@]}"
+fi
+
+if [ "$wanted" = all ] || [ "$wanted" = rules ]; then
+    FUZZ_WRITE_SEEDS=corpus-rules SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 .build/release/fuzz-rules
+    mapfile -t seeds < <(files archives 'rules.json'; files . '*.rules.json'; files malformed/rules '*')
+    copy corpus-rules "${seeds[@]}"
 fi
 
 for corpus in corpus-*; do

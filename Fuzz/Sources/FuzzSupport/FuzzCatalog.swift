@@ -15,7 +15,9 @@ public let fuzzCatalog: MigrationCatalog = {
     let doubler = ValueConverter.custom(
         name: "double",
         forward: { value in
-            guard let number = value.int64Value else { throw ValueConverter.kindError(value, expected: "an integer") }
+            guard let number = value.int64Value else {
+                throw ArchiveError(.migrationFailed, "expected an integer, found \(value)")
+            }
             return .int(number &* 2)
         },
         inverse: { value in .int((value.int64Value ?? 0) / 2) })

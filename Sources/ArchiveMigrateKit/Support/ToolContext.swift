@@ -22,7 +22,19 @@ struct ToolContext: Sendable {
         return registry
     }
 
-    static func loadRules(_ url: URL, shownAs path: String) throws -> MigrationCatalog {
+    /// Reads a rules file with the limits archives are read with (`ArchiveLimits.default`): a
+    /// file larger than the readers accept is refused before it is read into memory, and the JSON
+    /// reader and the rules-file reader check the same bounds.
+    static func loadRules(_ url: URL, shownAs path: String, limits: ArchiveLimits = .default) throws
+        -> MigrationCatalog
+    {
+        if let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int,
+            size > limits.maxInputBytes
+        {
+            throw ArchiveError.limitExceeded(
+                .inputBytes, "the rules file \(path) has \(size) bytes, more than the limit of \(limits.maxInputBytes)"
+            ).adding(file: path)
+        }
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -30,8 +42,8 @@ struct ToolContext: Sendable {
             throw ArchiveError(.io, "cannot read the rules file \(path)", underlyingError: error)
         }
         do {
-            let tree = try ArchiveFormat.json.read(data, options: ArchiveReadingOptions(markup: .plain))
-            return try MigrationCatalog(rulesFile: tree, fileName: path)
+            let tree = try ArchiveFormat.json.read(data, options: ArchiveReadingOptions(limits: limits, markup: .plain))
+            return try MigrationCatalog(rulesFile: tree, fileName: path, limits: limits)
         } catch let error as ArchiveError {
             throw error.adding(file: path)
         }

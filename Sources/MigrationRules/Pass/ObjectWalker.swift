@@ -17,6 +17,8 @@ struct ObjectWalker {
     private var entries: [MigrationReport.Entry] = []
     /// Objects migrated per chain and archived version: `counts[countOffsets[chain] + from - oldest]`
     /// (every object of a chain goes to the same version). A flat array: no hashing per object.
+    /// A chain has `steps.count + 1` versions; sizes and offsets are counted from its steps, never
+    /// from its version numbers, which may be anything up to `Int.max`.
     private var counts: [Int]
     private let countOffsets: [Int]
     private var unknownTypeNames: [String: Int] = [:]
@@ -41,7 +43,7 @@ struct ObjectWalker {
         var total = 0
         for chain in catalog.chains {
             offsets.append(total)
-            total += chain.currentVersion - chain.oldestVersion + 1
+            total += chain.steps.count + 1
         }
         countOffsets = offsets
         counts = Array(repeating: 0, count: total)
@@ -265,8 +267,12 @@ struct ObjectWalker {
         _ chain: Int, _ archivedName: String, _ archivedVersion: Int?, from: Int, to: Int,
         steps: @autoclosure () -> [String]
     ) {
-        let slot = countOffsets[chain] + from - catalog.chains[chain].oldestVersion
-        if counts.indices.contains(slot) { counts[slot] += 1 }
+        // `from` is in `oldestVersion...currentVersion` (the callers check), so the subtraction
+        // cannot overflow; the slot is checked all the same.
+        let (offset, overflow) = from.subtractingReportingOverflow(catalog.chains[chain].oldestVersion)
+        if !overflow, offset >= 0, offset <= catalog.chains[chain].steps.count {
+            counts[countOffsets[chain] + offset] += 1
+        }
         guard options.recordsSteps else { return }
         entries.append(
             MigrationReport.Entry(
@@ -280,9 +286,10 @@ struct ObjectWalker {
         report.entries.append(contentsOf: entries)
         for (index, chain) in catalog.chains.enumerated() {
             let to = direction == .upgrade ? chain.currentVersion : (targetVersions[index] ?? chain.currentVersion)
-            for version in chain.oldestVersion...chain.currentVersion {
-                let count = counts[countOffsets[index] + version - chain.oldestVersion]
+            for offset in 0...chain.steps.count {
+                let count = counts[countOffsets[index] + offset]
                 if count > 0 {
+                    let version = chain.oldestVersion + offset  // at most currentVersion: no overflow
                     report.counts.append(
                         MigrationReport.Count(typeName: chain.name, fromVersion: version, toVersion: to, count: count))
                 }

@@ -12,7 +12,10 @@ final class CompiledChain: Sendable {
     /// The `from` of the first step, or ``currentVersion`` without steps.
     let oldestVersion: Int
     let unversionedVersion: Int?
-    /// `steps[i]` goes from `oldestVersion + i` to `oldestVersion + i + 1`.
+    /// `steps[i]` goes from `oldestVersion + i` to `oldestVersion + i + 1`: the chain is unbroken,
+    /// so `currentVersion - oldestVersion == steps.count`, and every version offset the pass
+    /// computes (`version - oldestVersion` for a version in `oldestVersion...currentVersion`) is
+    /// an index into `steps` (or `steps.count`), whatever the versions are.
     let steps: [MigrationStep]
     /// The inverse of each step, `nil` where a rule is irreversible.
     let inverses: [MigrationStep?]
@@ -26,6 +29,11 @@ final class CompiledChain: Sendable {
     let keyMovingSteps: [Bool]
 
     convenience init(_ chain: TypeMigrations) throws {
+        if let index = chain.aliases.firstIndex(of: "") {
+            throw ArchiveError(
+                .invalidChain, "alias \(index) is empty", path: ArchivePath([.key("aliases"), .index(index)]),
+                typeName: chain.typeName)
+        }
         try self.init(
             name: chain.typeName, subject: chain.typeName, isDocument: false, currentVersion: chain.currentVersion,
             unversionedVersion: chain.unversionedVersion, steps: chain.steps, versionKeys: [])
@@ -62,7 +70,8 @@ final class CompiledChain: Sendable {
         var firstIndexByVersion: [Int: Int] = [:]
         for (index, step) in steps.enumerated() {
             guard step.from >= 0, step.to >= 0 else { throw invalid("a version is negative", step: index) }
-            guard step.to == step.from &+ 1, step.from < Int.max else {
+            // `from < to` first, so that `from + 1` cannot overflow.
+            guard step.from < step.to, step.to == step.from + 1 else {
                 throw invalid(
                     step.to > step.from
                         ? "the step skips a version: each step goes from one version to the next"
@@ -78,8 +87,10 @@ final class CompiledChain: Sendable {
         }
         let order = steps.indices.sorted { steps[$0].from < steps[$1].from }
         for (previous, next) in zip(order, order.dropFirst()) where steps[next].from != steps[previous].to {
+            // The next step starts after this one ends (the froms are distinct, each step one
+            // version long), so `to + 1 <= next.from` cannot overflow.
             throw invalid(
-                "the chain has a gap: no step from v\(steps[previous].to) to v\(steps[previous].to &+ 1)", step: next)
+                "the chain has a gap: no step from v\(steps[previous].to) to v\(steps[previous].to + 1)", step: next)
         }
         if let last = order.last, steps[last].to != currentVersion {
             throw invalid(

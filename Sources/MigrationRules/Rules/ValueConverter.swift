@@ -256,7 +256,11 @@ extension ValueConverter {
     /// `null` passes through unless the table has a `null` key.
     ///
     /// The inverse exists when the table is one-to-one and there is no default: it maps each
-    /// new value back to its old one.
+    /// new value back to its old one. A table that sends two old values to one new value has no
+    /// inverse, never a guessed one: a downgrade through it fails with
+    /// ``ArchiveError/Code/irreversibleStep`` naming the rule (``MigrationStep/irreversibleRule``
+    /// finds it up front). A rules file rejects such a table without a default as
+    /// ``ArchiveError/Code/invalidRules``, naming both old values.
     public static func map(_ mapping: [ArchiveValue: ArchiveValue], default fallback: ArchiveValue? = nil)
         -> ValueConverter
     {

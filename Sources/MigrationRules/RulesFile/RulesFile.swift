@@ -4,10 +4,18 @@
 /// The format is described in one place, the article <doc:RulesFileFormat>; this type holds its
 /// vocabulary, which the reader switches on exhaustively and the article is tested against.
 /// A rules file is read into a tree by a JSON reader and turned into a catalog with
-/// ``MigrationCatalog/init(rulesFile:fileName:)``.
+/// ``MigrationCatalog/init(rulesFile:fileName:limits:)``.
 public enum RulesFile {
     /// The format version this library reads and writes: `1`.
     public static let formatVersion = 1
+
+    /// The versions a rules file may name (`currentVersion`, `unversionedVersion`, a step's
+    /// `from` and `to`): 0 through 2,147,483,647 (2³¹ − 1).
+    ///
+    /// The bound keeps a file meaning the same on every platform, 32-bit `Int` included, and
+    /// leaves room for the step after the last: a version outside it is an
+    /// ``ArchiveError/Code/invalidRules`` error at its path in the file, never a wrapped number.
+    public static let versions: ClosedRange<Int> = 0...2_147_483_647
 
     /// The rule keywords: each rule is a JSON object with exactly one of them.
     public enum RuleKeyword: String, Sendable, Hashable, CaseIterable {

@@ -1,8 +1,14 @@
 /// Reads the tree of a JSON rules file into chains, strictly: every unknown key, missing key and
 /// value of the wrong kind is an ``ArchiveError/Code/invalidRules`` error at its path inside the
 /// file, naming the accepted spellings.
+///
+/// A rules file is input like an archive: before anything else the tree is checked against the
+/// ``ArchiveLimits`` (``checkLimits(_:)``), so that no later step recurses, counts or copies
+/// without a bound, and every version is checked against ``RulesFile/versions``, so that no
+/// arithmetic on it can overflow.
 struct RulesFileReader {
     let fileName: String?
+    let limits: ArchiveLimits
 
     // MARK: Errors
 
@@ -24,6 +30,7 @@ struct RulesFileReader {
     ]
 
     func catalog(from tree: ArchiveValue) throws -> MigrationCatalog {
+        try checkLimits(tree)
         let top = try fields(
             tree, at: .root, what: "a rules file", example: #"{"formatVersion": 1, "types": {…}, "documents": […]}"#,
             allowed: Self.topKeys)
@@ -58,6 +65,10 @@ struct RulesFileReader {
                         + "\"steps\": […]}}; found \(value.kindAndValue)", at: path)
             }
             for (name, chain) in entries {
+                guard !name.isEmpty else {
+                    throw invalid(
+                        "a type name is empty; name the chain after the type it migrates", at: path.appending(name))
+                }
                 types.append((try type(named: name, chain, at: path.appending(name)), path.appending(name)))
             }
         }
@@ -95,9 +106,10 @@ struct RulesFileReader {
             example: #"{"currentVersion": 2, "aliases": […], "unversionedVersion": 1, "steps": […]}"#,
             allowed: Self.typeKeys)
         return TypeMigrations(
-            typeName: name, currentVersion: try chain.requiredInt("currentVersion", "the version the app writes today"),
-            aliases: try chain.strings("aliases", "a list of type names") ?? [],
-            unversionedVersion: try chain.int("unversionedVersion"), steps: try steps(chain))
+            typeName: name,
+            currentVersion: try chain.requiredVersion("currentVersion", "the version the app writes today"),
+            aliases: try chain.names("aliases", "a list of type names") ?? [],
+            unversionedVersion: try chain.version("unversionedVersion"), steps: try steps(chain))
     }
 
     func document(_ value: ArchiveValue, at path: ArchivePath) throws -> DocumentMigrations {
@@ -108,14 +120,15 @@ struct RulesFileReader {
         guard let name = try chain.string("name", "the document name") else {
             throw invalid("a document chain needs a 'name'", at: path.appending("name"))
         }
+        guard !name.isEmpty else { throw invalid("'name' is empty", at: path.appending("name")) }
         var versionPath: ArchivePath = "documentVersion"
         if try chain.string("versionPath", "a path of keys such as \"metadata.version\"") != nil {
             versionPath = try chain.keyPath("versionPath")
         }
         return DocumentMigrations(
             name: name, versionPath: versionPath,
-            currentVersion: try chain.requiredInt("currentVersion", "the version the app writes today"),
-            unversionedVersion: try chain.int("unversionedVersion"), steps: try steps(chain))
+            currentVersion: try chain.requiredVersion("currentVersion", "the version the app writes today"),
+            unversionedVersion: try chain.version("unversionedVersion"), steps: try steps(chain))
     }
 
     func steps(_ chain: Fields) throws -> [MigrationStep] {
@@ -126,12 +139,29 @@ struct RulesFileReader {
             let step = try fields(
                 value, at: path, what: "a step", example: #"{"from": 1, "to": 2, "rules": […]}"#, allowed: Self.stepKeys
             )
-            let from = try step.requiredInt("from", "the version the step starts at")
-            let to = try step.int("to") ?? from &+ 1
+            let from = try step.requiredVersion("from", "the version the step starts at")
+            let to: Int
+            if let given = try step.version("to") {
+                to = given
+            } else {
+                // `from + 1`, which must be a version too: the last one has no next.
+                let (next, overflow) = from.addingReportingOverflow(1)
+                guard !overflow, RulesFile.versions.contains(next) else {
+                    throw invalid(
+                        "a step from v\(from) has nowhere to go: v\(RulesFile.versions.upperBound) is the last version "
+                            + "a rules file names",
+                        at: path.appending("from"))
+                }
+                to = next
+            }
+            let name = try step.string("name", "a name for reports")
+            if name?.isEmpty == true {
+                throw invalid("'name' is empty; leave it out to show the versions instead", at: path.appending("name"))
+            }
             let rules = try step.array("rules", "a list of rules") ?? []
             steps.append(
                 MigrationStep(
-                    from: from, to: to, name: try step.string("name", "a name for reports"),
+                    from: from, to: to, name: name,
                     rules: try rules.enumerated().map { try rule($1, at: path.appending("rules").appending($0)) }))
         }
         return steps
@@ -305,9 +335,29 @@ struct RulesFileReader {
         }
     }
 
+    /// A value map: a list of pairs or an object. Without a `default` the map must be one-to-one,
+    /// so that a downgrade knows which old value to restore: two old values mapped to one new
+    /// value are an error naming both (with a `default` the map is one-way anyway, and may
+    /// collapse values).
     private func valueMap(_ rule: Fields) throws -> ValueConverter {
         let path = rule.path.appending("map")
         var mapping: [ArchiveValue: ArchiveValue] = [:]
+        // Each new value, the first old value mapped to it and where in the file.
+        var oldByNew: [ArchiveValue: (old: ArchiveValue, path: ArchivePath)] = [:]
+        let isOneWay = rule["default"] != nil
+        func add(_ old: ArchiveValue, _ new: ArchiveValue, at entryPath: ArchivePath) throws {
+            guard mapping.updateValue(new, forKey: old) == nil else {
+                throw invalid("the map has \(old.briefDescription) twice", at: entryPath)
+            }
+            guard !isOneWay else { return }
+            if let earlier = oldByNew.updateValue((old, entryPath), forKey: new) {
+                throw invalid(
+                    "the map sends both \(earlier.old.briefDescription) (at \(earlier.path)) and \(old.briefDescription) "
+                        + "to \(new.briefDescription), so a downgrade could not tell which to restore; give each old "
+                        + "value a new value of its own, or add a 'default' to make the map one-way",
+                    at: entryPath)
+            }
+        }
         switch rule["map"] {
         case .array(let pairs)?:
             for (index, pair) in pairs.enumerated() {
@@ -316,13 +366,11 @@ struct RulesFileReader {
                         "each entry of a map is a pair [old, new]; found \(pair.kindAndValue)",
                         at: path.appending(index))
                 }
-                guard mapping.updateValue(items[1], forKey: items[0]) == nil else {
-                    throw invalid("the map has \(items[0].briefDescription) twice", at: path.appending(index))
-                }
+                try add(items[0], items[1], at: path.appending(index))
             }
         case .dictionary(let entries)?:
             for (key, value) in entries {
-                mapping[.string(key)] = value
+                try add(.string(key), value, at: path.appending(key))
             }
         case let other?:
             throw invalid(
@@ -384,8 +432,29 @@ struct RulesFileReader {
             throw mismatch(key, "an integer", value)
         }
 
-        func requiredInt(_ key: String, _ meaning: String) throws -> Int {
-            guard let number = try int(key) else {
+        /// A version under `key`: an integer in ``RulesFile/versions``; `nil` when absent or null.
+        func version(_ key: String) throws -> Int? {
+            guard let value = entries[key], !value.isNull else { return nil }
+            let range = RulesFile.versions
+            switch value {
+            case .int(let number):
+                if number >= Int64(range.lowerBound), number <= Int64(range.upperBound),
+                    let version = Int(exactly: number)
+                {
+                    return version
+                }
+            case .uint(let number):
+                if number <= UInt64(range.upperBound), let version = Int(exactly: number) { return version }
+            default:
+                throw mismatch(key, "an integer", value)
+            }
+            throw reader.invalid(
+                "'\(key)' must be a version from \(range.lowerBound) to \(range.upperBound); found \(value.briefDescription)",
+                at: path.appending(key))
+        }
+
+        func requiredVersion(_ key: String, _ meaning: String) throws -> Int {
+            guard let number = try version(key) else {
                 throw reader.invalid("'\(key)' is missing (\(meaning))", at: path.appending(key))
             }
             return number
@@ -419,6 +488,16 @@ struct RulesFileReader {
                 }
                 return text
             }
+        }
+
+        /// A list of non-empty names (type names) under `key`.
+        func names(_ key: String, _ meaning: String) throws -> [String]? {
+            guard let names = try strings(key, meaning) else { return nil }
+            if let index = names.firstIndex(of: "") {
+                throw reader.invalid(
+                    "'\(key)' must be \(meaning); element \(index) is empty", at: path.appending(key).appending(index))
+            }
+            return names
         }
 
         /// A non-empty key under `key` (the rule keyword's operand).
