@@ -369,7 +369,7 @@ struct RulesFileTests {
             name: "top-level typo", file: ["formatVersion": 1, "type": [:]], path: "type",
             message:
                 #"unknown key 'type' in a rules file, spelled {"formatVersion": 1, "types": {…}, "documents": […]}; "#
-                + "the keys are 'formatVersion', 'document', 'documents', 'types' (and 'comment')"),
+                + "the keys are 'formatVersion', 'document', 'documents', 'types', 'releases', 'releasesDocument' (and 'comment')"),
         Broken(
             name: "not an object", file: [1, 2], path: "",
             message:

@@ -31,7 +31,7 @@ extension RulesFileReader {
             for (typeName, archived) in try release.dictionary("types") ?? [:] {
                 types[typeName] = try archivedType(archived, at: typesPath.appending(typeName))
             }
-            releases.append(AppRelease(name, documentVersion: try release.int("documentVersion"), types: types))
+            releases.append(AppRelease(name, documentVersion: try release.version("documentVersion"), types: types))
         }
         var named = document
         if named == nil, documents.count == 1 { named = documents.first?.name }
@@ -44,7 +44,7 @@ extension RulesFileReader {
         case .null, .string("absent"):
             return .absent
         case .int(let number):
-            guard let version = Int(exactly: number) else { break }
+            guard let version = Int(exactly: number), RulesFile.versions.contains(version) else { break }
             return .version(version)
         case .dictionary:
             let entry = try fields(
@@ -52,7 +52,7 @@ extension RulesFileReader {
                 allowed: Self.archivedTypeKeys)
             let name = try entry.string("archivedAs", "the name the release archived the type under")
             if let name, name.isEmpty { throw invalid("'archivedAs' is empty", at: path.appending("archivedAs")) }
-            return .version(try entry.requiredInt("version", "the version the release archived"), archivedAs: name)
+            return .version(try entry.requiredVersion("version", "the version the release archived"), archivedAs: name)
         default:
             break
         }
