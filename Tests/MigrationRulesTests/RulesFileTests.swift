@@ -369,7 +369,8 @@ struct RulesFileTests {
             name: "top-level typo", file: ["formatVersion": 1, "type": [:]], path: "type",
             message:
                 #"unknown key 'type' in a rules file, spelled {"formatVersion": 1, "types": {…}, "documents": […]}; "#
-                + "the keys are 'formatVersion', 'document', 'documents', 'types', 'releases', 'releasesDocument' (and 'comment')"),
+                + "the keys are 'formatVersion', 'document', 'documents', 'types', 'releases', 'releasesDocument' (and 'comment')"
+        ),
         Broken(
             name: "not an object", file: [1, 2], path: "",
             message:
@@ -386,7 +387,7 @@ struct RulesFileTests {
             message:
                 #"unknown key 'step' in the chain of type T, spelled {"currentVersion": 2, "aliases": […], "#
                 + #""unversionedVersion": 1, "steps": […]}; the keys are 'currentVersion', 'aliases', "#
-                + "'unversionedVersion', 'steps' (and 'comment')"),
+                + "'unversionedVersion', 'steps', 'downgradeFallback' (and 'comment')"),
         Broken(
             name: "missing currentVersion", file: ["formatVersion": 1, "types": ["T": [:]]],
             path: "types.T.currentVersion", message: "'currentVersion' is missing (the version the app writes today)"),

@@ -275,6 +275,46 @@ private enum ChoosingMigrationRules {
         ])
 }
 
+// MARK: - MigrationRules.docc/WritingForOlderReleases.md
+
+private enum WritingForOlderReleases {
+    // The chains the example's catalog is built from (added for the test): the sample app's.
+    static let sketch = SketchRegistry.document
+    static var chains: [TypeMigrations] {
+        get throws {
+            try SketchRegistry.registry().catalog.types.filter {
+                ["Drawing", "Circle", "Rectangle", "RoundedRectangle"].contains($0.typeName)
+            }
+        }
+    }
+
+    // "Overview"
+    static func downgrade(_ tree: inout ArchiveValue) throws {
+        let releases = ReleaseManifest(
+            document: "Sketch",
+            releases: [
+                AppRelease(
+                    "1.0", documentVersion: 1,
+                    types: [
+                        "Drawing": 1, "Circle": 1, "Rectangle": .version(1, archivedAs: "Rect"),
+                        "RoundedRectangle": .absent,
+                    ]),
+                AppRelease(
+                    "2.0", documentVersion: 4,
+                    types: ["Drawing": 4, "Circle": 3, "Rectangle": 2, "RoundedRectangle": 1]),
+            ])
+        let catalog = try MigrationCatalog(types: chains, documents: [sketch], releases: releases)
+        try MigrationPass(catalog: catalog).downgrade(&tree, toRelease: "1.0")
+    }
+
+    // "Types a release did not have"
+    static let rounded = TypeMigrations(
+        typeName: "RoundedRectangle", currentVersion: 1,
+        downgradeFallback: DowngradeFallback(
+            becoming: "Rectangle", version: 2,
+            rules: [.hoist(["origin", "size", "style"], from: "super"), .remove("cornerRadius")]))
+}
+
 // MARK: - Doc comments of public declarations
 
 private enum DocComments {
@@ -674,6 +714,31 @@ struct DocumentationExampleTests {
         let catalog = try MigrationCatalog(rulesFile: tree, fileName: "RulesFileFormat.md")
         #expect(catalog.migrations(forTypeName: "MyApp.Circle")?.currentVersion == 3)
         #expect(catalog.document(named: "people")?.currentVersion == 3)
+    }
+
+    @Test("WritingForOlderReleases.md: a drawing written for release 1.0 is at 1.0's versions")
+    func writingForOlderReleases() throws {
+        // A 1.2 archive of the same four types (added for the test), upgraded, then written for 1.0.
+        var tree: ArchiveValue = [
+            "$archive": 1, "document": "Sketch", "documentVersion": 3,
+            "root": .object(
+                ArchiveObject(
+                    typeName: "Drawing", version: 3,
+                    fields: [
+                        "title": "t", "canvasColor": "#FFFFFF",
+                        "shapes": [
+                            .object(
+                                ArchiveObject(
+                                    typeName: "Circle", version: 3, fields: ["center": ["x": 1, "y": 2], "radius": 3]))
+                        ],
+                    ])),
+        ]
+        try WritingForOlderReleases.downgrade(&tree)
+        #expect(tree["documentVersion"] == 1)
+        #expect(tree["root"]?.objectValue?.version == 1)
+        #expect(tree["root"]?["shapes"]?[0]?.objectValue?.version == 1)
+        #expect(tree["root"]?["shapes"]?[0]?["r"] == 3)
+        #expect(WritingForOlderReleases.rounded.downgradeFallback?.typeName == "Rectangle")
     }
 
     // MARK: ArchiveCompatibility.docc

@@ -58,6 +58,10 @@ public class Rectangle: SketchShape {
         ]
     }
 
+    /// None: rectangles exist in every release. A `class var` so that ``RoundedRectangle``
+    /// can declare its own.
+    public class var downgradeFallback: DowngradeFallback? { nil }
+
     private enum CodingKeys: String, CodingKey {
         case origin, size, style
     }

@@ -43,6 +43,15 @@ public final class RoundedRectangle: Rectangle {
     /// None yet.
     public override class var migrationSteps: [MigrationStep] { [] }
 
+    /// Apps 1.0 and 1.1 had no rounded rectangles: written for them, one is the plain rectangle
+    /// it is drawn in (`Rectangle` v2, which goes on down to their `Rect` v1), its corner radius
+    /// dropped.
+    public override class var downgradeFallback: DowngradeFallback? {
+        DowngradeFallback(
+            becoming: "Rectangle", version: 2,
+            rules: [.hoist(["origin", "size", "style"], from: "super"), .remove("cornerRadius")])
+    }
+
     private enum CodingKeys: String, CodingKey {
         case cornerRadius
     }

@@ -8,14 +8,8 @@ import ModelVersioning
 /// let data = try SketchRegistry.encoder().encode(drawing)                                // today's version
 /// ```
 ///
-/// Every release bumped the document version, so a document tells which app wrote it:
-///
-/// | App | Document | Drawing | Circle | Rect / Rectangle | RoundedRectangle | Style | Model |
-/// |---|---|---|---|---|---|---|---|
-/// | 1.0 | 1 | v1 | v1 | Rect v1 | — | v1 | v1 |
-/// | 1.1 | 2 | v2 | v2 | Rect v1 | — | v2 | v2 |
-/// | 1.2 | 3 | v3 | v3 | Rectangle v2 | v1 | v2 | v2 |
-/// | 2.0 | 4 | v4 | v3 | Rectangle v2 | v1 | v2 | v3 |
+/// Every release bumped the document version, so a document tells which app wrote it; what each
+/// release wrote is declared once, in ``releases``.
 ///
 /// `Examples/Sketch/History.md` tells the story; `Fixtures/archives/Sketch/v1` … `v4` hold archives
 /// each version wrote, and `Fixtures/archives/rules.json` is the same history as a rules file.

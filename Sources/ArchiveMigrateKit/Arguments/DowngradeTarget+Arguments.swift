@@ -3,23 +3,52 @@ import ModelVersioning
 /// The versions `--to` names on `upgrade` and `downgrade`: a document version (`--to 3`) and
 /// type versions (`--to Circle=2`, repeatable).
 extension DowngradeTarget {
-    /// Parses the values of every `--to`.
-    init(arguments values: [String]) throws {
+    /// Parses the values of every `--to`: type versions (`Circle=2`) and at most one release, by
+    /// name or by the document version it wrote (resolved against `catalog`'s releases; without
+    /// releases a document version needs every type's version, which the pass checks).
+    init(arguments values: [String], catalog: MigrationCatalog? = nil, droppingAbsentTypes: Bool = false) throws {
         self.init()
+        var release: AppRelease?
         for value in values {
             if let equals = value.firstIndex(of: "=") {
                 let name = String(value[..<equals])
                 guard !name.isEmpty, let version = Int(value[value.index(after: equals)...]), version >= 0 else {
-                    throw UsageError("'--to \(value)' must be VERSION or TYPE=VERSION")
+                    throw UsageError("'--to \(value)' must be RELEASE, DOCUMENT-VERSION or TYPE=VERSION")
                 }
                 typeVersions[name] = version
+                continue
+            }
+            guard documentVersion == nil, release == nil else {
+                throw UsageError("'--to' names two releases or document versions")
+            }
+            if let releases = catalog?.releases {
+                guard let found = releases.release(matching: value) else {
+                    throw UsageError(
+                        "'--to \(value)': no release is named \(value) or wrote document v\(value); the releases are "
+                            + releases.releases.map { release in
+                                release.name + (release.documentVersion.map { " (document v\($0))" } ?? "")
+                            }.joined(separator: ", "))
+                }
+                release = found
             } else {
                 guard let version = Int(value), version >= 0 else {
-                    throw UsageError("'--to \(value)' must be VERSION or TYPE=VERSION")
+                    throw UsageError(
+                        "'--to \(value)' names a release, but the rules declare no releases; give a document version "
+                            + "and TYPE=VERSION for every type")
                 }
-                guard documentVersion == nil else { throw UsageError("'--to' gives two document versions") }
                 documentVersion = version
             }
+        }
+        if let release {
+            let explicit = typeVersions
+            self = DowngradeTarget(release: release, droppingAbsentTypes: droppingAbsentTypes)
+            for (name, version) in explicit where typeVersions[name] != version {
+                throw UsageError(
+                    "'--to \(name)=\(version)' contradicts release \(release.name), which archived \(name) at "
+                        + (release.types[name]?.description ?? "no version"))
+            }
+        } else {
+            dropsAbsentTypes = droppingAbsentTypes
         }
     }
 

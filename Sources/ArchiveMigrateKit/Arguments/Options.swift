@@ -15,10 +15,13 @@ extension OptionSpec {
     static let upgradeTarget = OptionSpec(
         "to", .value(name: "version"), repeatable: true,
         help: "Stop at this document version, or at TYPE=VERSION for one type.")
-    /// `--to V` on `downgrade`: the versions to write.
+    /// `--to R` on `downgrade`: the release to write for.
     static let downgradeTarget = OptionSpec(
-        "to", .value(name: "version"), repeatable: true,
-        help: "The document version, or TYPE=VERSION for a type (required).")
+        "to", .value(name: "release"), repeatable: true,
+        help: "The release (1.1) or the document version it wrote (2); experts: TYPE=VERSION (required).")
+    /// `--drop-absent` on `downgrade`.
+    static let dropAbsent = OptionSpec(
+        "drop-absent", help: "Leave out objects of types the release did not have (listed in the report).")
     /// `--allow-newer` on `upgrade`.
     static let allowNewer = OptionSpec(
         "allow-newer", help: "Leave objects written by a newer app as they are instead of failing.")

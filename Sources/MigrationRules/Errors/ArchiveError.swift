@@ -77,6 +77,9 @@ public struct ArchiveError: Error, Sendable {
         public static let invalidValue = Code(rawValue: "invalidValue")
         /// Reading or writing a file failed.
         public static let io = Code(rawValue: "io")
+        /// A downgrade to a release met an object of a type the release did not have, and the
+        /// type's chain declares no fallback (``TypeMigrations/downgradeFallback``).
+        public static let notInRelease = Code(rawValue: "notInRelease")
 
         /// Every code.
         public static let allCases: [Code] = [
@@ -100,6 +103,7 @@ public struct ArchiveError: Error, Sendable {
             .referenceCycle,
             .invalidValue,
             .io,
+            .notInRelease,
         ]
     }
 

@@ -113,7 +113,18 @@ public struct MigrationPass: Sendable {
         _ tree: inout ArchiveValue, to target: DowngradeTarget, document: String? = nil
     ) throws -> MigrationReport {
         var report = MigrationReport(direction: .downgrade)
-        let targetVersions = try chainTargets(target)
+        let target = try resolved(target)
+        var targetVersions = try chainTargets(target)
+        let release = try target.release.map {
+            try ReleaseTarget($0, catalog: catalog, dropsAbsentTypes: target.dropsAbsentTypes)
+        }
+        if let release {
+            if targetVersions.isEmpty { targetVersions = [Int?](repeating: nil, count: catalog.chains.count) }
+            for index in release.isAbsent.indices where release.isAbsent[index] {
+                targetVersions[index] = catalog.chains[index].oldestVersion
+            }
+            report.release = release.name
+        }
         let isEnvelope = ArchiveEnvelope.isEnvelope(tree)
         var documentChain: CompiledChain?
         if let version = target.documentVersion {
@@ -128,15 +139,60 @@ public struct MigrationPass: Sendable {
         }
         if targetVersions.contains(where: { $0 != nil }) {
             var walker = ObjectWalker(
-                catalog: catalog, options: options, direction: .downgrade, targetVersions: targetVersions)
+                catalog: catalog, options: options, direction: .downgrade, targetVersions: targetVersions,
+                release: release)
             try walkRoot(&tree, isEnvelope: isEnvelope, with: &walker)
             walker.finish(into: &report)
+        }
+        if let release, let newer = report.newer.first {
+            // Never labelled as the release while holding what the release cannot read.
+            throw ArchiveError(
+                .newerVersion,
+                "cannot write for release \(release.name): \(newer.name) v\(newer.version) was written by a newer "
+                    + "version than this app knows (v\(newer.knownVersion))", path: newer.path, typeName: newer.name,
+                archivedVersion: newer.version)
         }
         if let chain = documentChain, let version = target.documentVersion {
             report.document = try migrateDocument(
                 &tree, chain: chain, isEnvelope: isEnvelope, to: version, newer: &report.newer)
         }
         return report
+    }
+
+    /// Downgrades `tree` in place to exactly what the release `name` wrote: every object to the
+    /// version that release archived its type at, under the name it used, and the document to
+    /// its document version.
+    ///
+    /// ```swift
+    /// let report = try pass.downgrade(&tree, toRelease: "1.1")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - tree: The archive tree, usually as the encoder produced it.
+    ///   - name: A release of the catalog's ``MigrationCatalog/releases``, by name (`"1.1"`) or by
+    ///     the document version it wrote (`"2"`).
+    ///   - droppingAbsentTypes: Leave out objects of types the release did not have and whose
+    ///     chain declares no ``TypeMigrations/downgradeFallback``, instead of failing; each one
+    ///     is listed in ``MigrationReport/absentObjects``.
+    ///   - document: The document chain to apply; by default the one an envelope names.
+    /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/notInRelease`` for an object of a
+    ///   type the release did not have (with its path), ``ArchiveError/Code/unknownType`` when the
+    ///   catalog declares no such release, and what ``downgrade(_:to:document:)`` throws.
+    @discardableResult
+    public func downgrade(
+        _ tree: inout ArchiveValue, toRelease name: String, droppingAbsentTypes: Bool = false, document: String? = nil
+    ) throws -> MigrationReport {
+        guard let releases = catalog.releases else {
+            throw ArchiveError(.unknownType, "cannot downgrade to release \(name): the catalog declares no releases")
+        }
+        guard let release = releases.release(matching: name) else {
+            throw ArchiveError(
+                .unknownType,
+                "no release is named \(name) or wrote document v\(name); the releases are "
+                    + releases.releases.map(\.name).joined(separator: ", "))
+        }
+        return try downgrade(
+            &tree, to: DowngradeTarget(release: release, droppingAbsentTypes: droppingAbsentTypes), document: document)
     }
 
     // MARK: Objects
@@ -152,6 +208,49 @@ public struct MigrationPass: Sendable {
                 try walker.walkRoot(&top.entries[index].value)
             }
         }
+    }
+
+    /// `target` as the pass runs it: a document version stands for the release that wrote it
+    /// when the catalog declares releases; without releases, a document version needs every
+    /// type's version too, so that the archive is never labelled with a document version its
+    /// objects do not match.
+    private func resolved(_ target: DowngradeTarget) throws -> DowngradeTarget {
+        guard target.release == nil, let version = target.documentVersion else { return target }
+        if let releases = catalog.releases {
+            guard let release = releases.release(documentVersion: version) else {
+                throw ArchiveError(
+                    .missingMigration,
+                    "no release wrote document v\(version); the releases are "
+                        + releases.releases.map { "\($0.name) (v\($0.documentVersion.map(String.init) ?? "-"))" }
+                        .joined(separator: ", "))
+            }
+            let resolved = DowngradeTarget(release: release, droppingAbsentTypes: target.dropsAbsentTypes)
+            for (name, typeVersion) in target.typeVersions {
+                guard let index = catalog.chainIndex(forTypeName: name),
+                    resolved.typeVersions[catalog.chains[index].name] == typeVersion
+                else {
+                    throw ArchiveError(
+                        .missingMigration,
+                        "document v\(version) is release \(release.name), which archived \(name) at "
+                            + (catalog.chainIndex(forTypeName: name).flatMap {
+                                release.types[catalog.chains[$0].name]?.description
+                            }
+                                ?? "no version")
+                            + "; a type version that differs would label the archive with a release it is not",
+                        typeName: name)
+                }
+            }
+            return resolved
+        }
+        let named = Set(target.typeVersions.keys.compactMap { catalog.chainIndex(forTypeName: $0) })
+        if let missing = catalog.chains.indices.first(where: { !named.contains($0) }) {
+            throw ArchiveError(
+                .missingMigration,
+                "writing document v\(version) needs every object at that release's versions, and the catalog declares no "
+                    + "releases: declare the app's releases (a release manifest), or give every type's version "
+                    + "(\(catalog.chains[missing].name) has none)", typeName: catalog.chains[missing].name)
+        }
+        return target
     }
 
     /// The target version per chain index.

@@ -129,6 +129,30 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
     public var unknownTypeNames: [String: Int]
     /// What a newer app wrote and lenient mode left alone.
     public var newer: [NewerItem]
+    /// For a downgrade to a release: the release's name.
+    public var release: String?
+    /// For a downgrade to a release: each object of a type the release did not have, and what
+    /// became of it (written as another type by the chain's fallback, or left out).
+    public var absentObjects: [AbsentObject]
+
+    /// An object of a type a release did not have, met by a downgrade to that release.
+    public struct AbsentObject: Sendable, Hashable {
+        /// Where it was, from the document root.
+        public var path: ArchivePath
+        /// Its type (today's name) and version before the downgrade.
+        public var typeName: String
+        public var version: Int
+        /// The type it was written as (the chain's ``TypeMigrations/downgradeFallback``), or
+        /// `nil` when it was left out.
+        public var writtenAs: String?
+
+        package init(path: ArchivePath, typeName: String, version: Int, writtenAs: String?) {
+            self.path = path
+            self.typeName = typeName
+            self.version = version
+            self.writtenAs = writtenAs
+        }
+    }
 
     /// Creates an empty report.
     package init(direction: Direction) {
@@ -138,6 +162,8 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
         self.counts = []
         self.unknownTypeNames = [:]
         self.newer = []
+        self.release = nil
+        self.absentObjects = []
     }
 
     /// The number of objects migrated.
@@ -148,7 +174,7 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
     /// Whether the pass changed nothing and left nothing newer alone (type names it did not know
     /// do not count).
     public var isEmpty: Bool {
-        document == nil && counts.isEmpty && newer.isEmpty
+        document == nil && counts.isEmpty && newer.isEmpty && absentObjects.isEmpty
     }
 
     /// A readable summary: see ``summary(listing:)``.
@@ -210,11 +236,19 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
                 lines.append("  \(what) v\(item.version) (this app knows v\(item.knownVersion))")
             }
         }
+        if !absentObjects.isEmpty {
+            lines.append("Not in release \(release ?? "?"):")
+            for object in absentObjects {
+                let fate = object.writtenAs.map { "written as \($0)" } ?? "left out"
+                lines.append("  \(Self.place(object.path)): \(object.typeName) v\(object.version), \(fate)")
+            }
+        }
         if !unknownTypeNames.isEmpty {
             let names = unknownTypeNames.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }
             lines.append("Unknown types, left as they are: " + names.joined(separator: ", "))
         }
         if lines.isEmpty { return "Nothing to migrate." }
+        if let release { lines.insert("For release \(release):", at: 0) }
         return lines.joined(separator: "\n")
     }
 

@@ -11,6 +11,8 @@ struct ObjectWalker {
     let direction: MigrationReport.Direction
     /// For downgrades: the version to reach per chain index, `nil` to leave a type alone.
     let targetVersions: [Int?]
+    /// For downgrades to a release: the types it did not have and the names it archived under.
+    let release: ReleaseTarget?
 
     /// The path of the value being visited.
     private var path: [ArchivePath.Component] = []
@@ -23,6 +25,9 @@ struct ObjectWalker {
     private let countOffsets: [Int]
     private var unknownTypeNames: [String: Int] = [:]
     private var newer: [MigrationReport.NewerItem] = []
+    private var absentObjects: [MigrationReport.AbsentObject] = []
+    /// Set by a downgrade that leaves the object just visited out: its container removes it.
+    private var dropsVisited = false
 
     /// The last type name looked up and its chain index: objects of one type tend to come in runs.
     private var cachedName: String?
@@ -32,12 +37,13 @@ struct ObjectWalker {
 
     init(
         catalog: MigrationCatalog, options: MigrationOptions, direction: MigrationReport.Direction,
-        targetVersions: [Int?]
+        targetVersions: [Int?], release: ReleaseTarget? = nil
     ) {
         self.catalog = catalog
         self.options = options
         self.direction = direction
         self.targetVersions = targetVersions
+        self.release = release
         var offsets: [Int] = []
         offsets.reserveCapacity(catalog.chains.count)
         var total = 0
@@ -116,11 +122,17 @@ struct ObjectWalker {
         } else if var elements = value.takeArray() {
             defer { value = .array(elements) }
             try checkDepth()
+            var dropped: [Int] = []
             for index in elements.indices where elements[index].isContainer {
                 path.append(.index(index))
                 defer { path.removeLast() }
                 try walk(&elements[index])
+                if dropsVisited {
+                    dropsVisited = false
+                    dropped.append(index)
+                }
             }
+            for index in dropped.reversed() { elements.remove(at: index) }
         } else if var dictionary = value.takeDictionary() {
             defer { value = .dictionary(dictionary) }
             try checkDepth()
@@ -129,11 +141,17 @@ struct ObjectWalker {
     }
 
     private mutating func walkEntries(_ dictionary: inout ArchiveDictionary) throws {
+        var dropped: [String] = []
         for index in dictionary.entries.indices where dictionary.entries[index].value.isContainer {
             path.append(.key(dictionary.entries[index].key))
             defer { path.removeLast() }
             try walk(&dictionary.entries[index].value)
+            if dropsVisited {
+                dropsVisited = false
+                dropped.append(dictionary.entries[index].key)
+            }
         }
+        for key in dropped { dictionary.removeValue(forKey: key) }
     }
 
     @inline(__always)
@@ -193,16 +211,66 @@ struct ObjectWalker {
     }
 
     private mutating func downgrade(_ object: inout ArchiveObject) throws {
-        let archivedName = object.typeName
-        guard let index = chainIndex(for: archivedName), let to = targetVersions[index] else { return }
-        let chain = catalog.chains[index]
-        let archivedVersion = object.version
-        let from = try effectiveVersion(archivedVersion, of: archivedName, chain: chain)
-        guard from <= chain.currentVersion else {
-            try leaveNewer(archivedName, version: from, knownVersion: chain.currentVersion)
-            return
+        guard var index = chainIndex(for: object.typeName) else { return }
+        // A fallback turns the object into another type, whose own chain then takes it down; the
+        // catalog checked that fallbacks never go round, so this ends within the chain count.
+        for _ in 0...catalog.chains.count {
+            let chain = catalog.chains[index]
+            let archivedName = object.typeName
+            let archivedVersion = object.version
+            let from = try effectiveVersion(archivedVersion, of: archivedName, chain: chain)
+            guard from <= chain.currentVersion else {
+                try leaveNewer(archivedName, version: from, knownVersion: chain.currentVersion)
+                return
+            }
+            guard let release, release.isAbsent[index] else {
+                guard let to = targetVersions[index] else { return }
+                try downgrade(&object, chain: index, from: from, to: to)
+                if let name = release?.archivedNames[index], object.typeName != name { object.typeName = name }
+                return
+            }
+            // The release did not have the type.
+            try downgrade(&object, chain: index, from: from, to: chain.oldestVersion)
+            guard let fallback = catalog.fallbacks[index] else {
+                guard release.dropsAbsentTypes else {
+                    throw ArchiveError(
+                        .notInRelease,
+                        "release \(release.name) has no \(chain.name): declare how it saw such objects (a downgrade "
+                            + "fallback on the \(chain.name) chain), or leave them out (--drop-absent)",
+                        path: ArchivePath(path), typeName: chain.name, archivedVersion: archivedVersion)
+                }
+                absentObjects.append(
+                    MigrationReport.AbsentObject(
+                        path: ArchivePath(path), typeName: chain.name, version: from, writtenAs: nil))
+                dropsVisited = true
+                return
+            }
+            var target = MigrationTarget(
+                fields: object.takeFields(), typeName: object.typeName, version: chain.oldestVersion,
+                path: ArchivePath(path))
+            do {
+                for rule in fallback.rules { try rule.apply(to: &target) }
+            } catch let error as ArchiveError {
+                object.restore(from: &target)
+                throw error.adding(typeName: chain.name, archivedVersion: archivedVersion, step: fallback.label)
+            }
+            object.restore(from: &target)
+            object.typeName = fallback.name
+            object.version = fallback.version
+            absentObjects.append(
+                MigrationReport.AbsentObject(
+                    path: ArchivePath(path), typeName: chain.name, version: from,
+                    writtenAs: catalog.chains[fallback.chain].name))
+            index = fallback.chain
         }
+    }
+
+    /// Runs the inverse steps of chain `index` on `object` from `from` down to `to`.
+    private mutating func downgrade(_ object: inout ArchiveObject, chain index: Int, from: Int, to: Int) throws {
         guard from > to else { return }
+        let chain = catalog.chains[index]
+        let archivedName = object.typeName
+        let archivedVersion = object.version
         var target = MigrationTarget(
             fields: object.takeFields(), typeName: archivedName, version: from, path: ArchivePath(path))
         do {
@@ -298,5 +366,6 @@ struct ObjectWalker {
         report.counts.sort { ($0.typeName, $0.fromVersion, $0.toVersion) < ($1.typeName, $1.fromVersion, $1.toVersion) }
         report.unknownTypeNames.merge(unknownTypeNames, uniquingKeysWith: +)
         report.newer.append(contentsOf: newer)
+        report.absentObjects.append(contentsOf: absentObjects)
     }
 }

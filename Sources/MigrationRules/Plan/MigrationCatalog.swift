@@ -24,6 +24,21 @@ public struct MigrationCatalog: Sendable {
     let chainIndexByName: [String: Int]
     /// Document name → compiled chain.
     let documentChains: [String: CompiledChain]
+    /// Per chain index, its ``TypeMigrations/downgradeFallback`` laid out for the pass.
+    let fallbacks: [CompiledFallback?]
+
+    /// A ``DowngradeFallback`` with its target chain found.
+    struct CompiledFallback: Sendable {
+        /// The chain index of the type the object becomes.
+        let chain: Int
+        /// The version of that type the fields are at after ``rules``.
+        let version: Int
+        /// The name objects of that type carry at ``version``.
+        let name: String
+        let rules: [MigrationRule]
+        /// `RoundedRectangle → Rectangle v2`, for reports and errors.
+        let label: String
+    }
 
     /// A catalog without chains: the migration pass changes nothing.
     public static let empty = MigrationCatalog()
@@ -36,6 +51,7 @@ public struct MigrationCatalog: Sendable {
         chains = []
         chainIndexByName = [:]
         documentChains = [:]
+        fallbacks = []
     }
 
     /// Validates and indexes chains.
@@ -77,6 +93,48 @@ public struct MigrationCatalog: Sendable {
                 throw ArchiveError(.invalidChain, "the document '\(document.name)' is declared twice")
             }
         }
+        var fallbacks: [CompiledFallback?] = []
+        for type in types {
+            guard let fallback = type.downgradeFallback else {
+                fallbacks.append(nil)
+                continue
+            }
+            guard let target = index[fallback.typeName], types[target].typeName == fallback.typeName else {
+                throw ArchiveError(
+                    .invalidChain,
+                    "\(type.typeName)'s downgrade fallback becomes '\(fallback.typeName)', which is no type of the chains "
+                        + "(give today's name)", typeName: type.typeName)
+            }
+            let chain = types[target]
+            guard target != index[type.typeName] else {
+                throw ArchiveError(
+                    .invalidChain, "\(type.typeName)'s downgrade fallback becomes the type itself",
+                    typeName: type.typeName)
+            }
+            guard fallback.version >= chain.oldestVersion, fallback.version <= chain.currentVersion else {
+                throw ArchiveError(
+                    .invalidChain,
+                    "\(type.typeName)'s downgrade fallback becomes \(chain.typeName) v\(fallback.version), which its chain "
+                        + "(v\(chain.oldestVersion)…v\(chain.currentVersion)) does not have", typeName: type.typeName)
+            }
+            fallbacks.append(
+                CompiledFallback(
+                    chain: target, version: fallback.version, name: chain.archiveName(atVersion: fallback.version),
+                    rules: fallback.rules, label: "\(type.typeName) → \(chain.typeName) v\(fallback.version)"))
+        }
+        // Fallbacks lead somewhere: following them from any type ends at a type without one.
+        for start in fallbacks.indices {
+            var seen: Set<Int> = [start]
+            var next = fallbacks[start]?.chain
+            while let current = next {
+                guard seen.insert(current).inserted else {
+                    throw ArchiveError(
+                        .invalidChain, "the downgrade fallbacks of \(types[start].typeName) go round in a circle",
+                        typeName: types[start].typeName)
+                }
+                next = fallbacks[current]?.chain
+            }
+        }
         try releases?.validate(types: types, documents: documents)
         self.types = types
         self.documents = documents
@@ -84,6 +142,7 @@ public struct MigrationCatalog: Sendable {
         self.chains = chains
         self.chainIndexByName = index
         self.documentChains = documentChains
+        self.fallbacks = fallbacks
     }
 
     /// Whether the catalog has no chains at all.

@@ -24,7 +24,7 @@ public struct MigrationStep: Sendable {
     ///
     /// - Parameters:
     ///   - from: The version the step migrates from.
-    ///   - to: The version it migrates to: `from + 1` (``MigrationCatalog/init(types:documents:)``
+    ///   - to: The version it migrates to: `from + 1` (``MigrationCatalog/init(types:documents:releases:)``
     ///     rejects anything else).
     ///   - name: A name for reports.
     ///   - rules: The rules, applied in order.

@@ -28,6 +28,9 @@ public struct TypeMigrations: Sendable {
     public var unversionedVersion: Int?
     /// One step per version, from the oldest supported version up to ``currentVersion``.
     public var steps: [MigrationStep]
+    /// How releases that did not have this type saw its objects: as another type. `nil` makes
+    /// such an object an error in a downgrade to such a release (unless it asks to drop them).
+    public var downgradeFallback: DowngradeFallback?
 
     /// Creates a chain.
     ///
@@ -37,15 +40,17 @@ public struct TypeMigrations: Sendable {
     ///   - aliases: Extra names objects of this type may carry in archives.
     ///   - unversionedVersion: The version of objects archived without one.
     ///   - steps: The steps, one per version up to `currentVersion` (in any order).
+    ///   - downgradeFallback: How releases without this type saw its objects.
     public init(
         typeName: String, currentVersion: Int, aliases: [String] = [], unversionedVersion: Int? = nil,
-        steps: [MigrationStep] = []
+        steps: [MigrationStep] = [], downgradeFallback: DowngradeFallback? = nil
     ) {
         self.typeName = typeName
         self.currentVersion = currentVersion
         self.aliases = aliases
         self.unversionedVersion = unversionedVersion
         self.steps = steps
+        self.downgradeFallback = downgradeFallback
     }
 
     /// Every name an archived object of this type may carry: ``typeName``, the ``aliases`` and

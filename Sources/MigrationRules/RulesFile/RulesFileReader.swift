@@ -96,7 +96,8 @@ struct RulesFileReader {
 
     // MARK: Chains
 
-    static let typeKeys = ["currentVersion", "aliases", "unversionedVersion", "steps", "comment"]
+    static let typeKeys = ["currentVersion", "aliases", "unversionedVersion", "steps", "downgradeFallback", "comment"]
+    static let fallbackKeys = ["type", "version", "rules", "comment"]
     static let documentKeys = ["name", "versionPath", "currentVersion", "unversionedVersion", "steps", "comment"]
     static let stepKeys = ["from", "to", "name", "rules", "comment"]
 
@@ -109,7 +110,25 @@ struct RulesFileReader {
             typeName: name,
             currentVersion: try chain.requiredVersion("currentVersion", "the version the app writes today"),
             aliases: try chain.names("aliases", "a list of type names") ?? [],
-            unversionedVersion: try chain.version("unversionedVersion"), steps: try steps(chain))
+            unversionedVersion: try chain.version("unversionedVersion"), steps: try steps(chain),
+            downgradeFallback: try chain["downgradeFallback"].map {
+                try fallback($0, at: path.appending("downgradeFallback"))
+            })
+    }
+
+    /// `{"type": "Rectangle", "version": 2, "rules": […]}`: how releases without the type saw it.
+    func fallback(_ value: ArchiveValue, at path: ArchivePath) throws -> DowngradeFallback {
+        let fallback = try fields(
+            value, at: path, what: "a downgrade fallback",
+            example: #"{"type": "Rectangle", "version": 2, "rules": […]}"#, allowed: Self.fallbackKeys)
+        guard let typeName = try fallback.string("type", "today's name of the type it becomes"), !typeName.isEmpty
+        else {
+            throw invalid("a downgrade fallback needs the 'type' it becomes", at: path.appending("type"))
+        }
+        let rules = try fallback.array("rules", "a list of rules") ?? []
+        return DowngradeFallback(
+            becoming: typeName, version: try fallback.requiredVersion("version", "the version of that type"),
+            rules: try rules.enumerated().map { try rule($1, at: path.appending("rules").appending($0)) })
     }
 
     func document(_ value: ArchiveValue, at path: ArchivePath) throws -> DocumentMigrations {

@@ -79,6 +79,18 @@ public protocol VersionedModel: Codable, SendableMetatype {
     /// `nil`: such an object is a `ArchiveError.Code.missingMigration` error.
     static var unversionedVersion: Int? { get }
 
+    /// How releases that did not have this type saw its objects: as another type (see
+    /// `DowngradeFallback`). Defaults to `nil`: a downgrade to such a release fails on these
+    /// objects unless it is asked to leave them out.
+    ///
+    /// ```swift
+    /// // A rounded rectangle, new in 1.2, written for 1.1 as the plain rectangle it draws as.
+    /// override class var downgradeFallback: DowngradeFallback? {
+    ///     DowngradeFallback(becoming: "Rectangle", version: 2, rules: [.hoist(["origin", "size"], from: "super")])
+    /// }
+    /// ```
+    static var downgradeFallback: DowngradeFallback? { get }
+
     /// Called after `init(from:)` when the object was decoded from an archive: rebuild what is
     /// never archived (a thumbnail from its image file, caches). Defaults to nothing.
     mutating func awakeFromArchive() throws
@@ -98,6 +110,8 @@ extension VersionedModel {
     public static var migrationSteps: [MigrationStep] { [] }
 
     public static var unversionedVersion: Int? { nil }
+
+    public static var downgradeFallback: DowngradeFallback? { nil }
 
     public mutating func awakeFromArchive() throws {}
 }

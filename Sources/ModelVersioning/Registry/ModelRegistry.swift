@@ -110,7 +110,8 @@ public struct ModelRegistry: Sendable {
             let info = ModelInfo(type)
             var chain = TypeMigrations(
                 typeName: info.typeName, currentVersion: info.version, aliases: info.aliases,
-                unversionedVersion: type.unversionedVersion, steps: type.migrationSteps)
+                unversionedVersion: type.unversionedVersion, steps: type.migrationSteps,
+                downgradeFallback: type.downgradeFallback)
             if let ruled = fromRules.removeValue(forKey: info.typeName) {
                 guard chain.steps.isEmpty else {
                     throw ArchiveError(
@@ -126,6 +127,7 @@ public struct ModelRegistry: Sendable {
                         typeName: info.typeName)
                 }
                 chain.steps = ruled.steps
+                chain.downgradeFallback = chain.downgradeFallback ?? ruled.downgradeFallback
                 chain.aliases += ruled.aliases.filter { !chain.aliases.contains($0) }
                 chain.unversionedVersion = chain.unversionedVersion ?? ruled.unversionedVersion
             }
@@ -142,7 +144,7 @@ public struct ModelRegistry: Sendable {
     }
 
     /// This registry with more chains, typically from a rules file (see
-    /// ``init(_:documents:rules:)`` for how they combine with the registered types' own).
+    /// ``init(_:documents:releases:rules:)`` for how they combine with the registered types' own).
     ///
     /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidChain` for conflicting or
     ///   invalid chains.

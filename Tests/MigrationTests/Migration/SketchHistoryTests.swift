@@ -53,16 +53,12 @@ struct SketchHistoryTests {
 
     /// The versions each release reads and writes (History.md's table); the rounded rectangle,
     /// at v1 since it appeared, is never listed.
-    static let releaseTargets: [Int: DowngradeTarget] = [
-        1: DowngradeTarget(
-            documentVersion: 1, typeVersions: ["Drawing": 1, "Circle": 1, "Rectangle": 1, "Style": 1, "Model": 1]),
-        2: DowngradeTarget(
-            documentVersion: 2, typeVersions: ["Drawing": 2, "Circle": 2, "Rectangle": 1, "Style": 2, "Model": 2]),
-        3: DowngradeTarget(
-            documentVersion: 3, typeVersions: ["Drawing": 3, "Circle": 3, "Rectangle": 2, "Style": 2, "Model": 2]),
-        4: DowngradeTarget(
-            documentVersion: 4, typeVersions: ["Drawing": 4, "Circle": 3, "Rectangle": 2, "Style": 2, "Model": 3]),
-    ]
+    /// The downgrade target of each release, by the document version it wrote: straight from the
+    /// app's release manifest.
+    static let releaseTargets: [Int: DowngradeTarget] = Dictionary(
+        uniqueKeysWithValues: SketchRegistry.releases.releases.compactMap { release in
+            release.documentVersion.map { ($0, DowngradeTarget(release: release)) }
+        })
 
     // MARK: Expectations
 
@@ -360,19 +356,113 @@ struct SketchHistoryTests {
         #expect(byRules == expected)
     }
 
-    @Test("rounded rectangles have no version app 1.0 reads: a downgrade leaves them as they are")
+    @Test("rounded rectangles, which app 1.0 did not have, are written for it as the plain rectangles they draw as")
     func roundedRectanglesBeforeTheyExisted() throws {
         let data = try Fixture.data("archives/Sketch/v3/ui-mockup.json")
         let drawing = try ArchiveDecoder(registry: registry).decode(Sketch.Drawing.self, from: data)
         var tree = try SketchRegistry.encoder().encodeTree(drawing)
         let target = try #require(Self.releaseTargets[1])
-        try MigrationPass(catalog: registry.catalog).downgrade(&tree, to: target)
+        let report = try MigrationPass(catalog: registry.catalog).downgrade(&tree, to: target)
         let shapes = try #require(tree["root"]?["shapes"]?.arrayValue)
-        #expect(shapes.map { $0.objectValue?.typeName } == ["Rect", "RoundedRectangle", "RoundedRectangle", "Circle"])
+        #expect(shapes.map { $0.objectValue?.typeName } == ["Rect", "Rect", "Rect", "Circle"])
+        #expect(shapes.map { $0.objectValue?.version } == [1, 1, 1, 1])
         #expect(shapes[0]["w"] == 320.0)
-        #expect(shapes[1].objectValue?.version == 1)
-        #expect(shapes[1]["super"]?["origin"]?["x"] == 10.0, "the superclass's keys stay in today's shape")
-        #expect(shapes[1]["super"]?["style"]?["color"] == "#007AFF", "while the nested style follows its own chain")
+        #expect(shapes[1]["x"] == 10.0, "the superclass's keys, hoisted out of super, then down Rectangle's chain")
+        #expect(shapes[1]["style"]?["color"] == "#007AFF", "while the nested style follows its own chain")
+        #expect(shapes[1]["cornerRadius"] == nil)
+        #expect(report.release == "1.0")
+        #expect(
+            report.absentObjects.map { "\($0.path) \($0.typeName) v\($0.version) \($0.writtenAs ?? "-")" } == [
+                "shapes[1] RoundedRectangle v1 Rectangle", "shapes[2] RoundedRectangle v1 Rectangle",
+            ])
+        #expect(report.summary().contains("shapes[1]: RoundedRectangle v1, written as Rectangle"))
+        // What app 1.0 itself reads: every object at its versions, the document labelled 1.
+        #expect(tree["documentVersion"] == 1)
+    }
+
+    @Test("without a declared fallback, an object of a type the release did not have fails, or is dropped on request")
+    func absentTypeWithoutFallback() throws {
+        var types = rules.types
+        let index = try #require(types.firstIndex { $0.typeName == "RoundedRectangle" })
+        types[index].downgradeFallback = nil
+        let catalog = try MigrationCatalog(types: types, documents: rules.documents, releases: rules.releases)
+        let tree = try Fixture.tree("archives/Sketch/v3/ui-mockup.json")
+        var upgraded = tree
+        try MigrationPass(catalog: catalog).upgrade(&upgraded)
+
+        var failing = upgraded
+        let error = #expect(throws: ArchiveError.self) {
+            try MigrationPass(catalog: catalog).downgrade(&failing, toRelease: "1.0")
+        }
+        #expect(error?.code == .notInRelease)
+        #expect(error?.typeName == "RoundedRectangle")
+        #expect(error?.path.description == "shapes[1]")
+        #expect(error?.message.contains("release 1.0 has no RoundedRectangle") == true)
+
+        var dropping = upgraded
+        let report = try MigrationPass(catalog: catalog).downgrade(&dropping, toRelease: "1", droppingAbsentTypes: true)
+        let shapes = try #require(dropping["root"]?["shapes"]?.arrayValue)
+        #expect(shapes.map { $0.objectValue?.typeName } == ["Rect", "Circle"])
+        #expect(report.absentObjects.map(\.path.description) == ["shapes[1]", "shapes[2]"])
+        #expect(report.absentObjects.allSatisfy { $0.writtenAs == nil })
+        #expect(report.summary().contains("shapes[2]: RoundedRectangle v1, left out"))
+    }
+
+    @Test("a document version is never written over objects its release did not write")
+    func documentVersionMeansItsRelease() throws {
+        let tree = try Fixture.tree("archives/Sketch/v4/moodboard.json")
+        var byDocumentVersion = tree
+        try MigrationPass(catalog: rules).downgrade(&byDocumentVersion, to: DowngradeTarget(documentVersion: 2))
+        var byRelease = tree
+        try MigrationPass(catalog: rules).downgrade(&byRelease, toRelease: "1.1")
+        #expect(byDocumentVersion == byRelease)
+        #expect(byRelease["root"]?.objectValue?.version == 2)
+
+        // A type version that contradicts the release would mislabel the archive.
+        var contradicting = tree
+        let error = #expect(throws: ArchiveError.self) {
+            try MigrationPass(catalog: rules).downgrade(
+                &contradicting, to: DowngradeTarget(documentVersion: 2, typeVersions: ["Circle": 3]))
+        }
+        #expect(error?.message.contains("release 1.1") == true)
+
+        // Without releases, a document version needs every type's version.
+        let bare = try MigrationCatalog(types: rules.types, documents: rules.documents)
+        var unlabelled = tree
+        #expect(throws: ArchiveError.self) {
+            try MigrationPass(catalog: bare).downgrade(&unlabelled, to: DowngradeTarget(documentVersion: 1))
+        }
+    }
+
+    @Test("History.md's table of releases is the release manifest the app declares")
+    func historyTableMatchesManifest() throws {
+        let history = try String(
+            contentsOf: Fixture.root.deletingLastPathComponent().appendingPathComponent("Examples/Sketch/History.md"),
+            encoding: .utf8)
+        let lines = history.split(separator: "\n").map(String.init)
+        let header = try #require(lines.first { $0.hasPrefix("| App | Document |") })
+        let columns = header.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+        let rows = lines.filter { $0.hasPrefix("| ") && $0 != header && !$0.hasPrefix("|---") }
+            .map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
+            .filter { $0.first.map { Double($0) != nil } ?? false }
+        let manifest = SketchRegistry.releases
+        #expect(rows.map { $0[0] } == manifest.releases.map(\.name))
+        for (row, release) in zip(rows, manifest.releases) {
+            #expect(row[1] == release.documentVersion.map(String.init), "\(release.name)")
+            for (column, cell) in zip(columns.dropFirst(2), row.dropFirst(2)) {
+                // A column is titled by today's type name, after an arrow when the type was renamed.
+                let typeName = String(column.split(separator: " ").last ?? "")
+                let archived = try #require(release.types[typeName], "\(release.name) \(typeName)")
+                let expected: String
+                switch archived {
+                case .absent: expected = "—"
+                case .version(let version, let name):
+                    expected =
+                        (name.map { "`\($0)` " } ?? (column.contains("→") ? "`\(typeName)` " : "")) + "v\(version)"
+                }
+                #expect(cell == expected, "release \(release.name), \(typeName)")
+            }
+        }
     }
 
     // MARK: The rules file
@@ -405,6 +495,15 @@ struct SketchHistoryTests {
         #expect(render(ruledDocument.steps) == render(document.steps))
         #expect(swift.migrations(forTypeName: "SketchApp.Rect")?.typeName == "Rectangle")
         #expect(swift.migrations(forTypeName: "Rect")?.typeName == "Rectangle")
+        #expect(swift.releases == rules.releases)
+        for chain in swift.types {
+            let ruled = rules.migrations(forTypeName: chain.typeName)?.downgradeFallback
+            #expect(ruled?.typeName == chain.downgradeFallback?.typeName, "\(chain.typeName)")
+            #expect(ruled?.version == chain.downgradeFallback?.version, "\(chain.typeName)")
+            #expect(
+                ruled?.rules.map(\.description) == chain.downgradeFallback?.rules.map(\.description),
+                "\(chain.typeName)")
+        }
     }
 
     @Test(
