@@ -27,12 +27,17 @@ extension OptionSpec {
 
     /// `--output DIR` on `upgrade` and `downgrade`.
     static let outputFolder = OptionSpec(
-        "output", short: "o", .value(name: "dir"), help: "Write the results into this folder.")
+        "output", short: "o", .value(name: "dir"),
+        help: "Write the results into this folder (created if needed), as <dir>/<file name>.")
     /// `--in-place`.
     static let inPlace = OptionSpec(
-        "in-place", help: "Replace each archive atomically; the original survives any failure.")
+        "in-place", help: "Replace each archive atomically, keeping its mode, owner and links.")
     /// `--backup`, with `--in-place`.
-    static let backup = OptionSpec("backup", help: "With --in-place, keep each original as <file>.bak.")
+    static let backup = OptionSpec(
+        "backup", help: "With --in-place, keep each original as <file>.bak (same mode and owner).")
+    /// `--overwrite`, with `--output` or `--backup`.
+    static let overwrite = OptionSpec(
+        "overwrite", help: "Replace files already in the --output folder, and .bak files that differ.")
     /// `--format text|json`.
     static let format = OptionSpec("format", .value(name: "text|json"), help: "Output format (default: text).")
 
@@ -79,5 +84,5 @@ extension OptionSpec {
     /// The options of the commands that migrate.
     static let migration: [OptionSpec] = [.rules, .document]
     /// Where `upgrade` and `downgrade` write.
-    static let destination: [OptionSpec] = [.outputFolder, .inPlace, .backup]
+    static let destination: [OptionSpec] = [.outputFolder, .inPlace, .backup, .overwrite]
 }

@@ -9,7 +9,7 @@ enum DowngradeCommand: ArchiveCommand {
         discussion: """
             Runs the inverse of each migration step, from today's versions down to the versions --to names (a \
             document version, or TYPE=VERSION, repeatable). A step with a rule that has no inverse fails with an \
-            error naming the step and the rule; the file is then left untouched.
+            error naming the step and the rule; nothing is then written. Files are written as by upgrade.
             """,
         arguments: [ArgumentSpec("file", repeating: true, help: "The archives to downgrade.")],
         options: OptionSpec.migration + OptionSpec.destination + [
@@ -27,9 +27,9 @@ enum DowngradeCommand: ArchiveCommand {
         let document = arguments.value(.document)
         let pass = MigrationPass(catalog: registry.catalog)
         let processor = try BatchProcessor(context: context, arguments: arguments)
-        let outcomes = processor.run(arguments.positional) { tree in
+        let result = try processor.run(arguments.positional) { tree in
             try pass.downgrade(&tree, to: target, document: document)
         }
-        return try Reporting.print(outcomes, verb: "downgraded", format: format, processor: processor, context: context)
+        return try Reporting.print(result, verb: "downgraded", format: format, processor: processor, context: context)
     }
 }

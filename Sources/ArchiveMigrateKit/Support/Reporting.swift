@@ -4,9 +4,10 @@ import ModelVersioning
 /// The per-file summary of `upgrade` and `downgrade`.
 enum Reporting {
     static func print(
-        _ outcomes: [BatchProcessor.Outcome], verb: String, format: OutputFormat, processor: BatchProcessor,
+        _ result: BatchProcessor.Result, verb: String, format: OutputFormat, processor: BatchProcessor,
         context: ToolContext
     ) throws -> ExitStatus {
+        let outcomes = result.outcomes
         let failed = outcomes.filter { $0.error != nil }
         // When the archive itself went to standard output, the report goes to standard error.
         let toError: Bool
@@ -30,7 +31,10 @@ enum Reporting {
                 }
                 return .dictionary(entry)
             }
-            let tree: ArchiveValue = ["files": .array(entries), "failed": .int(Int64(failed.count))]
+            let tree: ArchiveValue = [
+                "files": .array(entries), "failed": .int(Int64(failed.count)),
+                "notes": .array(result.notes.map { .string($0) }),
+            ]
             if toError {
                 let data = try ArchiveFormat.json.write(tree, options: ArchiveWritingOptions(markup: .plain))
                 context.console.error(String(decoding: data, as: UTF8.self))
@@ -45,6 +49,9 @@ enum Reporting {
                     let line = "\(verb) \(outcome.path): \(report.summary(listing: 10))"
                     if toError { context.console.error(line) } else { context.console.print(line) }
                 }
+            }
+            for note in result.notes {
+                context.console.error(note)
             }
         }
         return failed.isEmpty ? .success : .failure

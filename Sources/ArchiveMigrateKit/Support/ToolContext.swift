@@ -37,8 +37,20 @@ struct ToolContext: Sendable {
         }
     }
 
+    /// An input read as a document, with the bytes it was read from.
+    struct InputDocument: Sendable {
+        var document: ArchiveDocument
+        var bytes: Data
+    }
+
     /// Reads an archive or plain document in any supported format.
     func readArchive(_ path: String) throws -> ArchiveDocument {
+        try readInput(path).document
+    }
+
+    /// Reads an archive or plain document, keeping its bytes (for a backup); see
+    /// ``readArchive(_:)``.
+    func readInput(_ path: String) throws -> InputDocument {
         let data: Data
         // Refuse a file larger than the readers accept before reading it into memory.
         let limit = ArchiveLimits.default.maxInputBytes
@@ -54,7 +66,7 @@ struct ToolContext: Sendable {
             throw ArchiveError(.io, "cannot read \(path)", underlyingError: error)
         }
         do {
-            return try ArchiveDocument(data: data)
+            return InputDocument(document: try ArchiveDocument(data: data), bytes: data)
         } catch let error as ArchiveError {
             throw error.adding(file: path)
         }
