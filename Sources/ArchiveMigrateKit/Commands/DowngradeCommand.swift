@@ -9,7 +9,8 @@ enum DowngradeCommand: ArchiveCommand {
         discussion: """
             Runs the inverse of each migration step, from today's versions down to the versions --to names (a \
             document version, or TYPE=VERSION, repeatable). A step with a rule that has no inverse fails with an \
-            error naming the step and the rule; nothing is then written. Files are written as by upgrade.
+            error naming the step and the rule; nothing is then written. Files are written as by upgrade. Exit \
+            status: 0 success, 2 an error, 3 an archive written by a newer version (2 wins over 3 in a batch).
             """,
         arguments: [ArgumentSpec("file", repeating: true, help: "The archives to downgrade.")],
         options: OptionSpec.migration + OptionSpec.destination + [
@@ -25,6 +26,7 @@ enum DowngradeCommand: ArchiveCommand {
             throw UsageError("no migration chains: give a rules file with '--rules <file>'")
         }
         let document = arguments.value(.document)
+        try target.check(against: registry.catalog, document: document)
         let pass = MigrationPass(catalog: registry.catalog)
         let processor = try BatchProcessor(context: context, arguments: arguments)
         let result = try processor.run(arguments.positional) { tree in

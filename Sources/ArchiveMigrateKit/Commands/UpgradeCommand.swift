@@ -15,7 +15,8 @@ enum UpgradeCommand: ArchiveCommand {
             has unless --overwrite; --backup keeps a .bak that already holds the original and refuses one that \
             differs unless --overwrite. Nothing is written unless every file upgraded and every new file (and \
             backup) was written in full to a temporary: a damaged archive or a full disk leaves every original \
-            untouched. A run waits for another run writing into the same folder.
+            untouched. A run waits for another run writing into the same folder. Exit status: 0 success, 2 an \
+            error, 3 an archive written by a newer version than the rules know (2 wins over 3 in a batch).
             """,
         arguments: [ArgumentSpec("file", repeating: true, help: "The archives to upgrade.")],
         options: OptionSpec.migration + OptionSpec.destination + [

@@ -54,6 +54,11 @@ enum Reporting {
                 context.console.error(note)
             }
         }
-        return failed.isEmpty ? .success : .failure
+        // 2 for any error but a newer version, else 3 for a newer version.
+        var status = ExitStatus.success
+        for error in failed.compactMap(\.error) {
+            status = status.combined(with: ExitStatus(error: error))
+        }
+        return status
     }
 }
