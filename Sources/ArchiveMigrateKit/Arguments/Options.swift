@@ -38,6 +38,13 @@ extension OptionSpec {
     /// `--overwrite`, with `--output` or `--backup`.
     static let overwrite = OptionSpec(
         "overwrite", help: "Replace files already in the --output folder, and .bak files that differ.")
+    /// `--dry-run` on `upgrade` and `downgrade`.
+    static let dryRun = OptionSpec(
+        "dry-run", help: "Read, migrate and report every file; write nothing (exit 1: something would change).")
+    /// `--include PATTERN` on `upgrade` and `downgrade`.
+    static let include = OptionSpec(
+        "include", .value(name: "pattern"), repeatable: true,
+        help: "Walk the folders given as inputs for files whose name matches (fnmatch: '*.json').")
     /// `--format text|json`.
     static let format = OptionSpec("format", .value(name: "text|json"), help: "Output format (default: text).")
 
@@ -83,6 +90,6 @@ extension OptionSpec {
 
     /// The options of the commands that migrate.
     static let migration: [OptionSpec] = [.rules, .document]
-    /// Where `upgrade` and `downgrade` write.
-    static let destination: [OptionSpec] = [.outputFolder, .inPlace, .backup, .overwrite]
+    /// What `upgrade` and `downgrade` read and where they write.
+    static let destination: [OptionSpec] = [.include, .outputFolder, .inPlace, .backup, .overwrite, .dryRun]
 }

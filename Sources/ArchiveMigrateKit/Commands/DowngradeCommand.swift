@@ -9,9 +9,8 @@ enum DowngradeCommand: ArchiveCommand {
         discussion: """
             Runs the inverse of each migration step, from today's versions down to the versions --to names (a \
             document version, or TYPE=VERSION, repeatable). A step with a rule that has no inverse fails with an \
-            error naming the step and the rule; nothing is then written. Files are written as by upgrade. Exit \
-            status: 0 success, 2 an error, 3 an archive written by a newer version (2 wins over 3 in a batch).
-            """,
+            error naming the step and the rule; nothing is then written.
+            """ + "\n\n" + BatchHelp.discussion(verb: "downgrade"),
         arguments: [ArgumentSpec("file", repeating: true, help: "The archives to downgrade.")],
         options: OptionSpec.migration + OptionSpec.destination + [
             .downgradeTarget, .format,
@@ -25,13 +24,14 @@ enum DowngradeCommand: ArchiveCommand {
         guard !registry.catalog.isEmpty else {
             throw UsageError("no migration chains: give a rules file with '--rules <file>'")
         }
-        let document = arguments.value(.document)
-        try target.check(against: registry.catalog, document: document)
-        let pass = MigrationPass(catalog: registry.catalog)
-        let processor = try BatchProcessor(context: context, arguments: arguments)
-        let result = try processor.run(arguments.positional) { tree in
+        try target.check(against: registry.catalog, document: arguments.value(.document))
+        let pass = MigrationPass(catalog: registry.catalog, options: MigrationOptions(recordsSteps: true))
+        let processor = try BatchProcessor(
+            context: context, arguments: arguments, catalog: registry.catalog, format: format)
+        let result = try processor.run(arguments.positional) { tree, document in
             try pass.downgrade(&tree, to: target, document: document)
         }
-        return try Reporting.print(result, verb: "downgraded", format: format, processor: processor, context: context)
+        return try Reporting.print(
+            result, verb: "downgraded", format: format, dryRun: processor.dryRun, context: context)
     }
 }

@@ -5,10 +5,11 @@ import ModelVersioning
 /// the results — in place, into a folder, or to standard output for a single file — all or
 /// nothing, through one ``FileTransaction``.
 ///
-/// 1. The files to write are planned (``WritePlan``): two inputs that would land on one output
-///    are refused before anything is read.
-/// 2. The output folder is created and every directory written into is locked, so that an
-///    overlapping run waits instead of racing.
+/// 1. The inputs are expanded (folders walked with `--include`) and the files to write planned
+///    (``WritePlan``): two inputs that would land on one output are refused before anything
+///    is read.
+/// 2. Unless `--dry-run`, the output folder is created and every directory written into is
+///    locked, so that an overlapping run waits instead of racing.
 /// 3. Every file is read and transformed. Files the transformation leaves as they are (already
 ///    at the target versions) are not rewritten in place, and their backups not replaced:
 ///    running the same command again after an interruption finishes the batch and keeps every
@@ -34,6 +35,8 @@ struct BatchProcessor: Sendable {
         var report: MigrationReport?
         /// Whether the transformation changed the file.
         var changed = false
+        /// How the document chain was chosen, when the report should say.
+        var note: String?
         var error: ArchiveError?
         /// The bytes read, kept for a backup.
         var original: Data?
@@ -54,12 +57,30 @@ struct BatchProcessor: Sendable {
 
     let context: ToolContext
     let destination: Destination
+    let dryRun: Bool
     let overwrite: Bool
+    let include: [String]
+    /// `--document`.
+    let documentName: String?
+    /// The names of the catalog's document chains.
+    let documentChains: [String]
+    /// Whether notices are collected for a JSON report instead of printed as they happen.
+    let collectsNotices: Bool
 
     /// Reads the options shared by `upgrade` and `downgrade`.
-    init(context: ToolContext, arguments: ParsedArguments) throws {
+    init(context: ToolContext, arguments: ParsedArguments, catalog: MigrationCatalog, format: OutputFormat) throws {
         self.context = context
+        dryRun = arguments.flag(.dryRun)
         overwrite = arguments.flag(.overwrite)
+        include = arguments.all(.include)
+        documentName = arguments.value(.document)
+        documentChains = catalog.documents.map(\.name)
+        collectsNotices = format == .json
+        if let documentName, !documentChains.contains(documentName) {
+            throw UsageError(
+                "'--document \(documentName)': no document chain has that name"
+                    + (documentChains.isEmpty ? "" : " (there are \(documentChains.joined(separator: ", ")))"))
+        }
         let inPlace = arguments.flag(.inPlace)
         if let folder = arguments.value(.outputFolder) {
             guard !inPlace else { throw UsageError("'--output' and '--in-place' exclude each other") }
@@ -68,9 +89,6 @@ struct BatchProcessor: Sendable {
         } else if inPlace {
             destination = .inPlace(backup: arguments.flag(.backup))
         } else {
-            guard arguments.positional.count == 1 else {
-                throw UsageError("several files need '--output <dir>' or '--in-place'")
-            }
             guard !arguments.flag(.backup) else { throw UsageError("'--backup' goes with '--in-place'") }
             destination = .standardOutput
         }
@@ -82,21 +100,27 @@ struct BatchProcessor: Sendable {
         }
     }
 
-    /// Transforms every file (in parallel), then writes the results (see the type's discussion).
+    /// Expands `arguments` into files, transforms every file (in parallel) with the document
+    /// chain ``DocumentChoice`` picks for it, then writes the results (see the type's
+    /// discussion).
     ///
-    /// - Throws: `UsageError` for outputs refused before any file is read (two inputs with one
-    ///   output).
+    /// - Throws: `UsageError` or `ArchiveError` for inputs or outputs refused before any file is
+    ///   read (a folder without `--include`, two inputs with one output).
     func run(
-        _ paths: [String], transform: @escaping @Sendable (_ tree: inout ArchiveValue) throws -> MigrationReport
+        _ arguments: [String],
+        transform: @escaping @Sendable (_ tree: inout ArchiveValue, _ document: String?) throws -> MigrationReport
     ) throws -> Result {
-        let inputs = paths.map { path in
-            InputPath(path: path, url: context.url(path), relativePath: context.url(path).lastPathComponent)
+        let inputs = try InputFile.expand(arguments, include: include, context: context)
+        if case .standardOutput = destination, inputs.count != 1, !dryRun {
+            throw UsageError("several files need '--output <dir>' or '--in-place'")
         }
         var notes: [String] = []
         let plan = try makePlan(inputs)
         var transaction: FileTransaction?
-        if let plan {
-            transaction = try FileTransaction(plan: plan, tool: context.tool) { context.console.error($0) }
+        if let plan, !dryRun {
+            transaction = try FileTransaction(plan: plan, tool: context.tool) { notice in
+                if collectsNotices { notes.append(notice) } else { context.console.error(notice) }
+            }
         }
         defer { transaction?.finish() }
 
@@ -133,7 +157,12 @@ struct BatchProcessor: Sendable {
             }
         }
         let refused = outcomes.filter { $0.error != nil }.count
-        if refused > 0, plan != nil {
+        if dryRun {
+            let changing = outcomes.filter(\.changed).count
+            notes.append(
+                "dry run: \(changing) of \(outcomes.count) archives would change"
+                    + (refused > 0 ? ", \(refused) failed" : "") + "; nothing was written")
+        } else if refused > 0, plan != nil {
             notes.append(
                 "nothing was written: \(refused) of \(outcomes.count) archives failed, so every original is unchanged")
         } else if refused == 0, case .standardOutput = destination, let data = outcomes.first?.output {
@@ -146,7 +175,7 @@ struct BatchProcessor: Sendable {
 
     /// The files the destination writes, in input order (each backup right after its
     /// original); `nil` for standard output.
-    private func makePlan(_ inputs: [InputPath]) throws -> WritePlan? {
+    private func makePlan(_ inputs: [InputFile]) throws -> WritePlan? {
         var entries: [WritePlan.Entry] = []
         switch destination {
         case .standardOutput:
@@ -201,7 +230,7 @@ struct BatchProcessor: Sendable {
     // MARK: Transforming
 
     private func transformAll(
-        _ inputs: [InputPath], transform: @escaping @Sendable (inout ArchiveValue) throws -> MigrationReport
+        _ inputs: [InputFile], transform: @escaping @Sendable (inout ArchiveValue, String?) throws -> MigrationReport
     ) -> [Outcome] {
         let collected = Collected<Outcome>(count: inputs.count)
         let progress = ProgressCounter(total: inputs.count, console: context.console)
@@ -214,18 +243,23 @@ struct BatchProcessor: Sendable {
     }
 
     private func process(
-        _ input: InputPath, transform: (inout ArchiveValue) throws -> MigrationReport
+        _ input: InputFile, transform: (inout ArchiveValue, String?) throws -> MigrationReport
     ) -> Outcome {
         var outcome = Outcome(path: input.path)
+        // Errors from reading and choosing the chain name the file already.
         var read: ToolContext.InputDocument
+        let choice: DocumentChoice
         do {
             read = try context.readInput(input.path)
+            choice = try DocumentChoice(
+                for: read.document.tree, file: input.path, named: documentName, chains: documentChains)
         } catch {
             outcome.error = Self.archiveError(error, file: input.path)
             return outcome
         }
+        outcome.note = choice.note
         do {
-            let report = try transform(&read.document.tree)
+            let report = try transform(&read.document.tree, choice.name)
             outcome.report = report
             outcome.changed = report.document != nil || report.migratedObjectCount > 0
             if case .inPlace(let backup) = destination {
@@ -250,13 +284,6 @@ struct BatchProcessor: Sendable {
     private static func archiveError(_ error: any Error, file: String) -> ArchiveError {
         (error as? ArchiveError) ?? ArchiveError(.io, "cannot read \(file)", underlyingError: error)
     }
-}
-
-/// One input: its path as given, and its name for `--output`.
-struct InputPath: Sendable {
-    var path: String
-    var url: URL
-    var relativePath: String
 }
 
 /// Results gathered from `concurrentPerform`, in index order. `@unchecked Sendable`: `lock`

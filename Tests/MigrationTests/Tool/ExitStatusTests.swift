@@ -2,8 +2,8 @@ import Foundation
 import ModelVersioning
 import Testing
 
-/// The exit statuses a CI job branches on: 0 success, 1 findings, 2 errors, 3 written by a newer
-/// version; in a batch 2 > 3 > 1 > 0.
+/// The exit statuses a CI job branches on: 0 success, 1 findings (a dry run that would change
+/// something), 2 errors, 3 written by a newer version; in a batch 2 > 3 > 1 > 0.
 @Suite("archive-migrate exit status")
 struct ExitStatusTests {
     static func folder() throws -> ScratchFolder {
@@ -20,8 +20,7 @@ struct ExitStatusTests {
     @Test("an archive written by a newer version exits 3, in every command that meets it")
     func newerVersion() throws {
         let scratch = try Self.folder()
-        let run = try ToolProcess.run(
-            ["upgrade", "newer.json", "--rules", "rules.json", "--document", "people"], in: scratch.url)
+        let run = try ToolProcess.run(["upgrade", "newer.json", "--rules", "rules.json"], in: scratch.url)
         #expect(run.status == 3)
         #expect(run.standardError.contains("written by a newer version: document people v9, this app knows v3"))
         #expect(try Self.status(["upgrade", "newer.json", "old.json", "--in-place"], in: scratch) == 3)
@@ -30,9 +29,12 @@ struct ExitStatusTests {
         #expect(try Self.status(["upgrade", "broken.json"], in: scratch) == 2)
     }
 
-    @Test("in a batch an error wins over a newer version")
+    @Test("in a batch the most severe status wins: 2 over 3, 3 over 1, 1 over 0")
     func precedence() throws {
         let scratch = try Self.folder()
+        #expect(try Self.status(["upgrade", "old.json", "--dry-run"], in: scratch) == 1)
+        #expect(try Self.status(["upgrade", "newer.json", "old.json", "--dry-run"], in: scratch) == 3)
+        #expect(try Self.status(["upgrade", "broken.json", "newer.json", "old.json", "--dry-run"], in: scratch) == 2)
         #expect(try Self.status(["upgrade", "broken.json", "newer.json", "-o", "out"], in: scratch) == 2)
     }
 
@@ -48,5 +50,10 @@ struct ExitStatusTests {
             #expect(run.standardError.contains("USAGE: archive-migrate \(command)"))
             #expect(!run.standardError.contains("newer version"))
         }
+        let unknown = try ToolProcess.run(
+            ["upgrade", "old.json", "--rules", "rules.json", "--document", "peeple"], in: scratch.url)
+        #expect(unknown.status == 2)
+        #expect(
+            unknown.standardError.contains("'--document peeple': no document chain has that name (there are people)"))
     }
 }

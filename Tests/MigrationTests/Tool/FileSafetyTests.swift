@@ -246,7 +246,7 @@ struct FileSafetyTests {
 
     // MARK: Collisions and existing files
 
-    @Test("two inputs with one name are refused with -o before anything is written")
+    @Test("two inputs with one name are refused with -o before anything is written; a walked folder keeps paths")
     func collidingOutputsRefused() throws {
         let scratch = try Self.peopleFolder(["data/v1/x.json", "data/v2/x.json"])
         let run = try ToolProcess.run(
@@ -265,6 +265,13 @@ struct FileSafetyTests {
             ], in: scratch.url)
         #expect(twice.status == 2)
         #expect(twice.standardError.contains("are one file"))
+
+        let walked = try ToolProcess.run(
+            ["upgrade", "data", "--include", "*.json", "--rules", "rules.json", "--document", "people", "-o", "out"],
+            in: scratch.url)
+        #expect(walked.status == 0, "\(walked.standardError)")
+        #expect(try Self.version(scratch.url.appendingPathComponent("out/v1/x.json")) == 3)
+        #expect(try Self.version(scratch.url.appendingPathComponent("out/v2/x.json")) == 3)
     }
 
     @Test("an output the folder already has is refused unless --overwrite, which keeps its mode")
