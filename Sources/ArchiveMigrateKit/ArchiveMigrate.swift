@@ -12,8 +12,11 @@ import ModelVersioning
 /// ```
 ///
 /// Subcommands: `upgrade`, `downgrade`, `check`, `inspect`, `convert`, `diff`; `--help` at
-/// every level. Exit status: 0 success, 1 findings (a failed check, a difference), 2 usage or
-/// input error. Errors go to standard error; `--format json` gives machine-readable output.
+/// every level. Exit status: 0 success, 1 findings (a failed check, a difference, a `--dry-run`
+/// that would change something), 2 usage or input error, 3 an archive written by a newer
+/// version than the tool knows; in a batch 2 wins over 3 and 3 over 1. Reports and errors go to
+/// standard error, archive data to standard output; `--format json` gives machine-readable
+/// reports.
 public struct ArchiveMigrate: Sendable {
     /// The name shown in usage text.
     public var name: String
@@ -78,7 +81,7 @@ public struct ArchiveMigrate: Sendable {
             return ExitStatus.failure.rawValue
         } catch {
             console.error("error: \(error)")
-            return ExitStatus.failure.rawValue
+            return ExitStatus(error: error).rawValue
         }
     }
 

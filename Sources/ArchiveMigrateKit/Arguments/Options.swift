@@ -30,12 +30,24 @@ extension OptionSpec {
 
     /// `--output DIR` on `upgrade` and `downgrade`.
     static let outputFolder = OptionSpec(
-        "output", short: "o", .value(name: "dir"), help: "Write the results into this folder.")
+        "output", short: "o", .value(name: "dir"),
+        help: "Write the results into this folder (created if needed), as <dir>/<file name>.")
     /// `--in-place`.
     static let inPlace = OptionSpec(
-        "in-place", help: "Replace each archive atomically; the original survives any failure.")
+        "in-place", help: "Replace each archive atomically, keeping its mode, owner and links.")
     /// `--backup`, with `--in-place`.
-    static let backup = OptionSpec("backup", help: "With --in-place, keep each original as <file>.bak.")
+    static let backup = OptionSpec(
+        "backup", help: "With --in-place, keep each original as <file>.bak (same mode and owner).")
+    /// `--overwrite`, with `--output` or `--backup`.
+    static let overwrite = OptionSpec(
+        "overwrite", help: "Replace files already in the --output folder, and .bak files that differ.")
+    /// `--dry-run` on `upgrade` and `downgrade`.
+    static let dryRun = OptionSpec(
+        "dry-run", help: "Read, migrate and report every file; write nothing (exit 1: something would change).")
+    /// `--include PATTERN` on `upgrade` and `downgrade`.
+    static let include = OptionSpec(
+        "include", .value(name: "pattern"), repeatable: true,
+        help: "Walk the folders given as inputs for files whose name matches (fnmatch: '*.json').")
     /// `--format text|json`.
     static let format = OptionSpec("format", .value(name: "text|json"), help: "Output format (default: text).")
 
@@ -81,6 +93,6 @@ extension OptionSpec {
 
     /// The options of the commands that migrate.
     static let migration: [OptionSpec] = [.rules, .document]
-    /// Where `upgrade` and `downgrade` write.
-    static let destination: [OptionSpec] = [.outputFolder, .inPlace, .backup]
+    /// What `upgrade` and `downgrade` read and where they write.
+    static let destination: [OptionSpec] = [.include, .outputFolder, .inPlace, .backup, .overwrite, .dryRun]
 }

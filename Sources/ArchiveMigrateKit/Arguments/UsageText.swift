@@ -35,7 +35,9 @@ enum UsageText {
         lines.append(contentsOf: table([("-h, --help", "Show this help."), ("--version", "Show the version.")]))
         lines.append("")
         lines.append("See '\(tool) <command> --help' for the options of a command.")
-        lines.append("Exit status: 0 success, 1 findings (a failed check, a difference), 2 usage or input error.")
+        lines.append(
+            "Exit status: 0 success, 1 findings (a failed check, a difference, a dry run that would change something),")
+        lines.append("2 usage or input error, 3 an archive written by a newer version; in a batch 2 > 3 > 1 > 0.")
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -46,7 +46,8 @@ enum CheckCommand: ArchiveCommand {
             records: arguments.flag(.record) ? true : nil, options: options, baseDirectory: context.workingDirectory)
         let report = try check.run()
         if let junit = arguments.value(.junit) {
-            try AtomicFile.write(Data(report.junitXML.utf8), to: context.url(junit))
+            try FileTransaction.write(
+                Data(report.junitXML.utf8), to: context.url(junit), shownAs: junit, context: context)
         }
         switch format {
         case .json: try context.printJSON(report.tree)

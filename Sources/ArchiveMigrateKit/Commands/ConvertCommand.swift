@@ -9,7 +9,9 @@ enum ConvertCommand: ArchiveCommand {
         discussion: """
             The archive tree is written as is: objects keep their type names, versions and identities, so \
             converting back gives the same tree. --plain writes JSON or property lists for other programs: objects \
-            as dictionaries with their $type and $version keys, dates as ISO 8601 strings, data as base64.
+            as dictionaries with their $type and $version keys, dates as ISO 8601 strings, data as base64. \
+            --output FILE is replaced atomically when it exists, keeping its mode, owner, group, extended \
+            attributes and symbolic link; a new file gets the input's permissions.
             """,
         arguments: [ArgumentSpec("file", help: "The archive to convert.")],
         options: [
@@ -30,7 +32,8 @@ enum ConvertCommand: ArchiveCommand {
             prettyPrinted: !arguments.flag(.compact), markup: arguments.flag(.plain) ? .plain : document.markup)
         let data = try format.write(document.tree, options: options)
         if let output = arguments.value(.outputFile) {
-            try AtomicFile.write(data, to: context.url(output))
+            try FileTransaction.write(
+                data, to: context.url(output), shownAs: output, permissionsFrom: context.url(path), context: context)
         } else {
             context.console.write(data)
         }

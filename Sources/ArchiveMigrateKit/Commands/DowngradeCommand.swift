@@ -14,8 +14,8 @@ enum DowngradeCommand: ArchiveCommand {
             and the release, unless its chain declares how that release saw it (a downgrade fallback) or \
             --drop-absent leaves such objects out; the report lists each one. Experts may name versions type by \
             type instead (--to TYPE=VERSION, repeatable). A step with a rule that has no inverse fails with an \
-            error naming the step and the rule; the file is then left untouched.
-            """,
+            error naming the step and the rule; nothing is then written.
+            """ + "\n\n" + BatchHelp.discussion(verb: "downgrade"),
         arguments: [ArgumentSpec("file", repeating: true, help: "The archives to downgrade.")],
         options: OptionSpec.migration + OptionSpec.destination + [
             .downgradeTarget, .dropAbsent, .format,
@@ -31,12 +31,14 @@ enum DowngradeCommand: ArchiveCommand {
         let target = try DowngradeTarget(
             arguments: arguments.all(.downgradeTarget), catalog: registry.catalog,
             droppingAbsentTypes: arguments.flag(.dropAbsent))
-        let document = arguments.value(.document)
-        let pass = MigrationPass(catalog: registry.catalog)
-        let processor = try BatchProcessor(context: context, arguments: arguments)
-        let outcomes = processor.run(arguments.positional) { tree in
+        try target.check(against: registry.catalog, document: arguments.value(.document))
+        let pass = MigrationPass(catalog: registry.catalog, options: MigrationOptions(recordsSteps: true))
+        let processor = try BatchProcessor(
+            context: context, arguments: arguments, catalog: registry.catalog, format: format)
+        let result = try processor.run(arguments.positional) { tree, document in
             try pass.downgrade(&tree, to: target, document: document)
         }
-        return try Reporting.print(outcomes, verb: "downgraded", format: format, processor: processor, context: context)
+        return try Reporting.print(
+            result, verb: "downgraded", format: format, dryRun: processor.dryRun, context: context)
     }
 }

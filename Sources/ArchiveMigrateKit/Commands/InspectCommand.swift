@@ -38,7 +38,10 @@ enum InspectCommand: ArchiveCommand {
             context.console.print(
                 text(path: path, format: archiveFormat, envelope: envelope, survey: survey, cycles: cycles, plan: plan))
         }
-        if case .failure = plan { return .findings }
+        if case .failure(let error) = plan {
+            // An archive from a newer app gets its own status, as everywhere: this build is too old.
+            return ExitStatus(error: error) == .newerVersion ? .newerVersion : .findings
+        }
         return .success
     }
 

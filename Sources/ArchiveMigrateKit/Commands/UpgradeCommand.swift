@@ -9,9 +9,8 @@ enum UpgradeCommand: ArchiveCommand {
         discussion: """
             Reads each archive (JSON or a property list), runs every object through its type's migration chain \
             and the document through its chain, and writes it back in the same format. Files are processed in \
-            parallel. With --in-place each file is replaced atomically (temporary file, fsync, rename), and nothing \
-            is written unless every file upgraded: a damaged archive in the batch leaves every original untouched.
-            """,
+            parallel.
+            """ + "\n\n" + BatchHelp.discussion(verb: "upgrade"),
         arguments: [ArgumentSpec("file", repeating: true, help: "The archives to upgrade.")],
         options: OptionSpec.migration + OptionSpec.destination + [
             .upgradeTarget, .allowNewer, .format,
@@ -29,8 +28,11 @@ enum UpgradeCommand: ArchiveCommand {
         let pass = MigrationPass(
             catalog: catalog,
             options: MigrationOptions(allowsNewerVersions: arguments.flag(.allowNewer), recordsSteps: true))
-        let processor = try BatchProcessor(context: context, arguments: arguments)
-        let outcomes = processor.run(arguments.positional) { tree in try pass.upgrade(&tree, document: document) }
-        return try Reporting.print(outcomes, verb: "upgraded", format: format, processor: processor, context: context)
+        let processor = try BatchProcessor(context: context, arguments: arguments, catalog: catalog, format: format)
+        let result = try processor.run(arguments.positional) { tree, document in
+            try pass.upgrade(&tree, document: document)
+        }
+        return try Reporting.print(
+            result, verb: "upgraded", format: format, dryRun: processor.dryRun, context: context)
     }
 }

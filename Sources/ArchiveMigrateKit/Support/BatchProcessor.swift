@@ -1,9 +1,22 @@
 import Foundation
 import ModelVersioning
 
-/// Runs one transformation over many archives in parallel and writes the results: to a
-/// folder, in place (atomically, all-or-nothing for data errors), or to standard output for a
-/// single file.
+/// Runs one transformation (an upgrade, a downgrade) over many archives in parallel and writes
+/// the results — in place, into a folder, or to standard output for a single file — all or
+/// nothing, through one ``FileTransaction``.
+///
+/// 1. The inputs are expanded (folders walked with `--include`) and the files to write planned
+///    (``WritePlan``): two inputs that would land on one output are refused before anything
+///    is read.
+/// 2. Unless `--dry-run`, the output folder is created and every directory written into is
+///    locked, so that an overlapping run waits instead of racing.
+/// 3. Every file is read and transformed. Files the transformation leaves as they are (already
+///    at the target versions) are not rewritten in place, and their backups not replaced:
+///    running the same command again after an interruption finishes the batch and keeps every
+///    `.bak` holding the original.
+/// 4. Nothing is written unless every file transformed and every output can be written
+///    (``WritePlan/check(_:)``); then the transaction writes them all, or — on a full disk,
+///    say — none.
 struct BatchProcessor: Sendable {
     /// Where results go.
     enum Destination: Sendable {
@@ -15,110 +28,261 @@ struct BatchProcessor: Sendable {
     /// One file's outcome.
     struct Outcome: Sendable {
         var path: String
+        /// The new bytes, when the file is (or would be) written.
         var output: Data?
+        /// Where they go, as shown to the user (`out/a.json`).
+        var writtenTo: String?
         var report: MigrationReport?
+        /// Whether the transformation changed the file.
+        var changed = false
+        /// How the document chain was chosen, when the report should say.
+        var note: String?
         var error: ArchiveError?
+        /// The bytes read, kept for a backup.
+        var original: Data?
+
+        init(path: String) {
+            self.path = path
+        }
+    }
+
+    /// What a run did.
+    struct Result: Sendable {
+        var outcomes: [Outcome]
+        /// Lines for the end of the report (`nothing was written: …`).
+        var notes: [String] = []
+        /// Whether any file was written.
+        var wrote = false
     }
 
     let context: ToolContext
     let destination: Destination
+    let dryRun: Bool
+    let overwrite: Bool
+    let include: [String]
+    /// `--document`.
+    let documentName: String?
+    /// The names of the catalog's document chains.
+    let documentChains: [String]
+    /// Whether notices are collected for a JSON report instead of printed as they happen.
+    let collectsNotices: Bool
 
-    /// Reads the destination options shared by `upgrade` and `downgrade`.
-    init(context: ToolContext, arguments: ParsedArguments) throws {
+    /// Reads the options shared by `upgrade` and `downgrade`.
+    init(context: ToolContext, arguments: ParsedArguments, catalog: MigrationCatalog, format: OutputFormat) throws {
         self.context = context
+        dryRun = arguments.flag(.dryRun)
+        overwrite = arguments.flag(.overwrite)
+        include = arguments.all(.include)
+        documentName = arguments.value(.document)
+        documentChains = catalog.documents.map(\.name)
+        collectsNotices = format == .json
+        if let documentName, !documentChains.contains(documentName) {
+            throw UsageError(
+                "'--document \(documentName)': no document chain has that name"
+                    + (documentChains.isEmpty ? "" : " (there are \(documentChains.joined(separator: ", ")))"))
+        }
         let inPlace = arguments.flag(.inPlace)
         if let folder = arguments.value(.outputFolder) {
             guard !inPlace else { throw UsageError("'--output' and '--in-place' exclude each other") }
+            guard !arguments.flag(.backup) else { throw UsageError("'--backup' goes with '--in-place'") }
             destination = .folder(context.url(folder))
         } else if inPlace {
             destination = .inPlace(backup: arguments.flag(.backup))
         } else {
-            guard arguments.positional.count == 1 else {
-                throw UsageError("several files need '--output <dir>' or '--in-place'")
-            }
             guard !arguments.flag(.backup) else { throw UsageError("'--backup' goes with '--in-place'") }
             destination = .standardOutput
         }
+        if overwrite {
+            switch destination {
+            case .folder, .inPlace(backup: true): break
+            default: throw UsageError("'--overwrite' goes with '--output <dir>' or '--backup'")
+            }
+        }
     }
 
-    /// Transforms every file (in parallel), then writes the results. With `--in-place`, nothing
-    /// is written unless every file transformed: a damaged archive in the batch leaves all
-    /// originals untouched. Files the transformation leaves as they are (already at the target
-    /// versions) are not rewritten, and their backups not replaced: running the same command again
-    /// after an interruption finishes the batch and keeps every `.bak` holding the original.
-    /// Temporary files an interrupted run left beside the batch's files are removed first.
+    /// Expands `arguments` into files, transforms every file (in parallel) with the document
+    /// chain ``DocumentChoice`` picks for it, then writes the results (see the type's
+    /// discussion).
+    ///
+    /// - Throws: `UsageError` or `ArchiveError` for inputs or outputs refused before any file is
+    ///   read (a folder without `--include`, two inputs with one output).
     func run(
-        _ paths: [String], transform: @escaping @Sendable (inout ArchiveValue) throws -> MigrationReport
+        _ arguments: [String],
+        transform: @escaping @Sendable (_ tree: inout ArchiveValue, _ document: String?) throws -> MigrationReport
+    ) throws -> Result {
+        let inputs = try InputFile.expand(arguments, include: include, context: context)
+        if case .standardOutput = destination, inputs.count != 1, !dryRun {
+            throw UsageError("several files need '--output <dir>' or '--in-place'")
+        }
+        var notes: [String] = []
+        let plan = try makePlan(inputs)
+        var transaction: FileTransaction?
+        if let plan, !dryRun {
+            transaction = try FileTransaction(plan: plan, tool: context.tool) { notice in
+                if collectsNotices { notes.append(notice) } else { context.console.error(notice) }
+            }
+        }
+        defer { transaction?.finish() }
+
+        var outcomes = transformAll(inputs, transform: transform)
+        let failed = outcomes.filter { $0.error != nil }.count
+        var contents: [Int: Data] = [:]
+        var owner: [Int: Int] = [:]  // plan entry → input
+        if let plan, failed == 0 {
+            for (index, outcome) in outcomes.enumerated() {
+                for (entry, data) in writes(of: outcome, input: index, plan: plan) {
+                    contents[entry] = data
+                    owner[entry] = index
+                }
+            }
+            let check = plan.check(contents)
+            for (entry, problem) in check.problems {
+                if let input = owner[entry] { outcomes[input].error = problem }
+            }
+            if check.problems.isEmpty, let transaction {
+                do {
+                    let removed = try transaction.commit(contents, keeping: check.alreadyInPlace)
+                    if removed > 0 { notes.append("removed \(removed) temporary files left by an interrupted run") }
+                    return Result(outcomes: outcomes, notes: notes, wrote: !contents.isEmpty)
+                } catch {
+                    if let input = owner[error.entry] { outcomes[input].error = error.error }
+                    if !error.replaced.isEmpty {
+                        let replaced = error.replaced.map { plan.entries[$0].shownAs }
+                        notes.append(
+                            "moving the new files into place failed after \(replaced.count): replaced "
+                                + replaced.joined(separator: ", ") + "; run the command again to finish the batch")
+                        return Result(outcomes: outcomes, notes: notes, wrote: true)
+                    }
+                }
+            }
+        }
+        let refused = outcomes.filter { $0.error != nil }.count
+        if dryRun {
+            let changing = outcomes.filter(\.changed).count
+            notes.append(
+                "dry run: \(changing) of \(outcomes.count) archives would change"
+                    + (refused > 0 ? ", \(refused) failed" : "") + "; nothing was written")
+        } else if refused > 0, plan != nil {
+            notes.append(
+                "nothing was written: \(refused) of \(outcomes.count) archives failed, so every original is unchanged")
+        } else if refused == 0, case .standardOutput = destination, let data = outcomes.first?.output {
+            context.console.write(data)
+        }
+        return Result(outcomes: outcomes, notes: notes)
+    }
+
+    // MARK: Planning
+
+    /// The files the destination writes, in input order (each backup right after its
+    /// original); `nil` for standard output.
+    private func makePlan(_ inputs: [InputFile]) throws -> WritePlan? {
+        var entries: [WritePlan.Entry] = []
+        switch destination {
+        case .standardOutput:
+            return nil
+        case .inPlace(let backup):
+            for input in inputs {
+                entries.append(WritePlan.Entry(url: input.url, shownAs: input.path, role: .replacement))
+                if backup {
+                    entries.append(
+                        WritePlan.Entry(
+                            url: URL(fileURLWithPath: input.url.path + ".bak"), shownAs: input.path + ".bak",
+                            role: .backup(of: entries.count - 1)))
+                }
+            }
+        case .folder(let folder):
+            for input in inputs {
+                entries.append(
+                    WritePlan.Entry(
+                        url: folder.appendingPathComponent(input.relativePath),
+                        shownAs: Self.shown(folder, input.relativePath, context: context),
+                        role: .output(of: input.path),
+                        permissionsFrom: input.url))
+            }
+        }
+        return try WritePlan(entries, overwrite: overwrite)
+    }
+
+    /// The plan entries an outcome writes, with their bytes.
+    private func writes(of outcome: Outcome, input: Int, plan: WritePlan) -> [(Int, Data)] {
+        guard let output = outcome.output else { return [] }
+        switch destination {
+        case .standardOutput:
+            return []
+        case .folder:
+            return [(input, output)]
+        case .inPlace(let backup):
+            let entry = backup ? input * 2 : input
+            var result = [(entry, output)]
+            if backup, let original = outcome.original { result.append((entry + 1, original)) }
+            return result
+        }
+    }
+
+    /// `out/a.json` as the user gave `out`.
+    private static func shown(_ folder: URL, _ relativePath: String, context: ToolContext) -> String {
+        let base = context.workingDirectory.path
+        let path = folder.appendingPathComponent(relativePath).path
+        if path.hasPrefix(base + "/") { return String(path.dropFirst(base.count + 1)) }
+        return path
+    }
+
+    // MARK: Transforming
+
+    private func transformAll(
+        _ inputs: [InputFile], transform: @escaping @Sendable (inout ArchiveValue, String?) throws -> MigrationReport
     ) -> [Outcome] {
-        let collected = Collected<Outcome>(count: paths.count)
-        let progress = ProgressCounter(total: paths.count, console: context.console)
-        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
-            collected.set(process(paths[index], transform: transform), at: index)
+        let collected = Collected<Outcome>(count: inputs.count)
+        let progress = ProgressCounter(total: inputs.count, console: context.console)
+        DispatchQueue.concurrentPerform(iterations: inputs.count) { index in
+            collected.set(process(inputs[index], transform: transform), at: index)
             progress.advance()
         }
         progress.finish()
-        var results = collected.values
-        let failed = results.filter { $0.error != nil }.count
-        if case .inPlace = destination, failed > 0 {
-            for index in results.indices where results[index].error == nil {
-                results[index].output = nil
-            }
-            context.console.error(
-                "nothing was written: \(failed) of \(results.count) archives failed, so every original is unchanged")
-            return results
-        }
-        if case .inPlace = destination {
-            let removed = AtomicFile.removeStaleTemporaries(for: paths.map { context.url($0) })
-            if removed > 0 {
-                context.console.error("removed \(removed) temporary files left by an interrupted run")
-            }
-        }
-        for index in results.indices {
-            guard let output = results[index].output else { continue }
-            do {
-                try write(output, for: results[index].path)
-            } catch let error as ArchiveError {
-                results[index].error = error
-            } catch {
-                results[index].error = ArchiveError(.io, "cannot write \(results[index].path)", underlyingError: error)
-            }
-        }
-        return results
+        return collected.values
     }
 
     private func process(
-        _ path: String, transform: (inout ArchiveValue) throws -> MigrationReport
+        _ input: InputFile, transform: (inout ArchiveValue, String?) throws -> MigrationReport
     ) -> Outcome {
+        var outcome = Outcome(path: input.path)
+        // Errors from reading and choosing the chain name the file already.
+        var read: ToolContext.InputDocument
+        let choice: DocumentChoice
         do {
-            var document = try context.readArchive(path)
-            let report = try transform(&document.tree)
-            if case .inPlace = destination, report.document == nil, report.migratedObjectCount == 0 {
-                // Nothing changed: leave the file (and its backup) alone.
-                return Outcome(path: path, report: report)
-            }
-            let output = try document.data()
-            return Outcome(path: path, output: output, report: report)
-        } catch let error as ArchiveError {
-            return Outcome(path: path, error: error.adding(file: path))
+            read = try context.readInput(input.path)
+            choice = try DocumentChoice(
+                for: read.document.tree, file: input.path, named: documentName, chains: documentChains)
         } catch {
-            return Outcome(path: path, error: ArchiveError(.io, "\(path) failed", underlyingError: error))
+            outcome.error = Self.archiveError(error, file: input.path)
+            return outcome
         }
+        outcome.note = choice.note
+        do {
+            let report = try transform(&read.document.tree, choice.name)
+            outcome.report = report
+            outcome.changed = report.document != nil || report.migratedObjectCount > 0
+            if case .inPlace(let backup) = destination {
+                // Nothing changed: leave the file (and its backup) alone.
+                guard outcome.changed else { return outcome }
+                if backup { outcome.original = read.bytes }
+            }
+            outcome.output = try read.document.data()
+            switch destination {
+            case .inPlace: outcome.writtenTo = input.path
+            case .folder(let folder): outcome.writtenTo = Self.shown(folder, input.relativePath, context: context)
+            case .standardOutput: break
+            }
+        } catch let error as ArchiveError {
+            outcome.error = error.adding(file: input.path)
+        } catch {
+            outcome.error = ArchiveError(.migrationFailed, "\(input.path) failed", underlyingError: error)
+        }
+        return outcome
     }
 
-    private func write(_ data: Data, for path: String) throws {
-        switch destination {
-        case .standardOutput:
-            context.console.write(data)
-        case .folder(let folder):
-            do {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            } catch {
-                throw ArchiveError(.io, "cannot create \(folder.path)", underlyingError: error)
-            }
-            try AtomicFile.write(data, to: folder.appendingPathComponent(URL(fileURLWithPath: path).lastPathComponent))
-        case .inPlace(let backup):
-            try AtomicFile.replace(context.url(path), with: data, backup: backup)
-        }
+    private static func archiveError(_ error: any Error, file: String) -> ArchiveError {
+        (error as? ArchiveError) ?? ArchiveError(.io, "cannot read \(file)", underlyingError: error)
     }
 }
 

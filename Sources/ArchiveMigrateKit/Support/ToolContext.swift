@@ -28,19 +28,7 @@ struct ToolContext: Sendable {
     static func loadRules(_ url: URL, shownAs path: String, limits: ArchiveLimits = .default) throws
         -> MigrationCatalog
     {
-        if let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int,
-            size > limits.maxInputBytes
-        {
-            throw ArchiveError.limitExceeded(
-                .inputBytes, "the rules file \(path) has \(size) bytes, more than the limit of \(limits.maxInputBytes)"
-            ).adding(file: path)
-        }
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw ArchiveError(.io, "cannot read the rules file \(path)", underlyingError: error)
-        }
+        let data = try InputFile.read(url, shownAs: "the rules file \(path)", limit: limits.maxInputBytes)
         do {
             let tree = try ArchiveFormat.json.read(data, options: ArchiveReadingOptions(limits: limits, markup: .plain))
             return try MigrationCatalog(rulesFile: tree, fileName: path, limits: limits)
@@ -49,24 +37,28 @@ struct ToolContext: Sendable {
         }
     }
 
+    /// An input read as a document, with the bytes it was read from.
+    struct InputDocument: Sendable {
+        var document: ArchiveDocument
+        var bytes: Data
+    }
+
     /// Reads an archive or plain document in any supported format.
+    ///
+    /// - Throws: `ArchiveError`: code `io` for a path that is not a readable file (a
+    ///   directory, a FIFO, a device; the message says which), `limitExceeded` for a file larger
+    ///   than ``ArchiveLimits/maxInputBytes``, or what the format's reader throws, located in
+    ///   the file.
     func readArchive(_ path: String) throws -> ArchiveDocument {
-        let data: Data
-        // Refuse a file larger than the readers accept before reading it into memory.
-        let limit = ArchiveLimits.default.maxInputBytes
-        if let size = (try? FileManager.default.attributesOfItem(atPath: url(path).path))?[.size] as? Int, size > limit
-        {
-            throw ArchiveError.limitExceeded(
-                .inputBytes, "\(path) has \(size) bytes, more than the limit of \(limit)"
-            ).adding(file: path)
-        }
+        try readInput(path).document
+    }
+
+    /// Reads an archive or plain document, keeping its bytes (for a backup); see
+    /// ``readArchive(_:)``.
+    func readInput(_ path: String) throws -> InputDocument {
+        let bytes = try InputFile.read(url(path), shownAs: path, limit: ArchiveLimits.default.maxInputBytes)
         do {
-            data = try Data(contentsOf: url(path))
-        } catch {
-            throw ArchiveError(.io, "cannot read \(path)", underlyingError: error)
-        }
-        do {
-            return try ArchiveDocument(data: data)
+            return InputDocument(document: try ArchiveDocument(data: bytes), bytes: bytes)
         } catch let error as ArchiveError {
             throw error.adding(file: path)
         }

@@ -25,15 +25,72 @@ struct ToolProcess {
             ?? candidates[0]
     }()
 
-    /// Runs `tool` with `arguments` in `directory` and waits for it.
+    /// Runs `tool` with `arguments` in `directory` and waits for it. With `fileSizeLimit`, the
+    /// tool runs under `ulimit -f` (in KiB) with SIGXFSZ ignored, so that writing past the limit
+    /// fails with EFBIG, as a full disk fails with ENOSPC.
     @discardableResult
     static func run(
         _ arguments: [String], tool: String = "archive-migrate", in directory: URL? = nil,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], fileSizeLimit: Int? = nil
     ) throws -> Run {
+        try start(arguments, tool: tool, in: directory, environment: environment, fileSizeLimit: fileSizeLimit).wait()
+    }
+
+    /// Runs a system command (`/bin/mount`) with its output discarded; returns its status.
+    static func runCommand(_ path: String, _ arguments: [String]) throws -> Int32 {
         let process = Process()
-        process.executableURL = productsDirectory.appendingPathComponent(tool)
+        process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// A tool started and not yet waited for.
+    final class Started {
+        let process: Process
+        private let scratch: URL
+        private let out: FileHandle
+        private let err: FileHandle
+
+        fileprivate init(process: Process, scratch: URL, out: FileHandle, err: FileHandle) {
+            self.process = process
+            self.scratch = scratch
+            self.out = out
+            self.err = err
+        }
+
+        /// Waits for the tool to end and collects what it printed.
+        func wait() throws -> Run {
+            process.waitUntilExit()
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            try out.close()
+            try err.close()
+            return Run(
+                status: process.terminationStatus,
+                standardOutput: try Data(contentsOf: scratch.appendingPathComponent("out")),
+                standardError: String(
+                    decoding: try Data(contentsOf: scratch.appendingPathComponent("err")), as: UTF8.self))
+        }
+    }
+
+    /// Starts `tool` with `arguments` in `directory` (see ``run(_:tool:in:environment:fileSizeLimit:)``).
+    static func start(
+        _ arguments: [String], tool: String = "archive-migrate", in directory: URL? = nil,
+        environment: [String: String] = [:], fileSizeLimit: Int? = nil
+    ) throws -> Started {
+        let process = Process()
+        let executable = productsDirectory.appendingPathComponent(tool)
+        if let fileSizeLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments =
+                ["-c", "trap '' XFSZ; ulimit -f \(fileSizeLimit); exec \"$0\" \"$@\"", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         if let directory { process.currentDirectoryURL = directory }
         var fullEnvironment = ProcessInfo.processInfo.environment
         fullEnvironment["ARCHIVE_MIGRATE_RECORD"] = nil
@@ -41,7 +98,6 @@ struct ToolProcess {
         process.environment = fullEnvironment
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
         let outURL = scratch.appendingPathComponent("out")
         let errURL = scratch.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
@@ -51,12 +107,7 @@ struct ToolProcess {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        return Run(
-            status: process.terminationStatus, standardOutput: try Data(contentsOf: outURL),
-            standardError: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+        return Started(process: process, scratch: scratch, out: out, err: err)
     }
 }
 
