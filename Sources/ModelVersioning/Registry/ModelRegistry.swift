@@ -88,6 +88,9 @@ public struct ModelRegistry: Sendable {
         ).allNames
         for name in names {
             if let other = infosByName[name] {
+                if let (subclass, base) = Self.subclassPair(type, other.type) {
+                    throw Self.inheritedDeclarations(subclass, base, evidence: "both answer to '\(name)'")
+                }
                 throw ArchiveError(
                     .invalidChain,
                     "\(type) and \(other.type) both claim the archive name '\(name)'; give one of them another "
@@ -95,11 +98,51 @@ public struct ModelRegistry: Sendable {
                     typeName: name)
             }
         }
+        // A subclass that repeats its base class's chain has not declared its own: Swift reads the
+        // subclass's static requirements through the base class's conformance.
+        for other in types {
+            guard let (subclass, base) = Self.subclassPair(type, other), !base.migrationSteps.isEmpty,
+                subclass.modelVersion == base.modelVersion,
+                Self.spelled(subclass.migrationSteps) == Self.spelled(base.migrationSteps)
+            else { continue }
+            throw Self.inheritedDeclarations(
+                subclass, base, evidence: "its version and migration steps are exactly \(base)'s")
+        }
         for name in names {
             infosByName[name] = info
         }
         infosByType[identifier] = info
         types.append(type)
+    }
+
+    /// The two types as (subclass, base class) when one is a subclass of the other.
+    private static func subclassPair(
+        _ first: any VersionedModel.Type, _ second: any VersionedModel.Type
+    ) -> (any VersionedModel.Type, any VersionedModel.Type)? {
+        func isSubclass<Base: VersionedModel>(_ type: any VersionedModel.Type, of base: Base.Type) -> Bool {
+            type != base && type is Base.Type
+        }
+        if isSubclass(first, of: second) { return (first, second) }
+        if isSubclass(second, of: first) { return (second, first) }
+        return nil
+    }
+
+    /// Steps as text, to compare chains.
+    private static func spelled(_ steps: [MigrationStep]) -> [String] {
+        steps.map { "\($0.from)→\($0.to) \($0.name ?? ""): " + $0.rules.map(\.description).joined(separator: "; ") }
+    }
+
+    /// The error for a subclass whose versioning declarations are its base class's.
+    private static func inheritedDeclarations(
+        _ subclass: any VersionedModel.Type, _ base: any VersionedModel.Type, evidence: String
+    ) -> ArchiveError {
+        ArchiveError(
+            .invalidChain,
+            "\(subclass) inherits \(base)'s versioning declarations (\(evidence)): Swift reads a class's static "
+                + "requirements through \(base)'s conformance, so a `static let` in \(subclass) is never seen. "
+                + "Declare them in \(base) as `class var` (archiveTypeName, archiveTypeAliases, modelVersion, "
+                + "migrationSteps, …) and in \(subclass) as `override class var`",
+            typeName: "\(subclass)")
     }
 
     /// Builds ``catalog`` from the types, the documents and the rules, validating every chain.

@@ -117,3 +117,70 @@ struct Session: VersionedModel {
         case user
     }
 }
+
+// MARK: - Declarations the registry cannot see
+
+/// A base class whose versioning requirements are `static let`s: a subclass cannot override them.
+private class StaticBaseShape: VersionedModel {
+    static let archiveTypeName = "StaticBaseShape"
+    static let archiveTypeAliases = ["App.StaticBaseShape"]
+    static let modelVersion = 2
+    static let migrationSteps = [MigrationStep(from: 1, to: 2, rules: [.rename("w", to: "width")])]
+    var width = 1.0
+}
+
+/// Declares its own name and aliases, which Swift never reads through the protocol.
+private final class RoundStaticShape: StaticBaseShape {
+    static let roundName = "RoundStaticShape"
+}
+
+/// A base class whose chain is not empty and whose subclass repeats it (declarations inherited).
+private class ChainBase: VersionedModel {
+    class var modelVersion: Int { 2 }
+    class var migrationSteps: [MigrationStep] { [MigrationStep(from: 1, to: 2, rules: [.add("z", default: 0)])] }
+    var z = 0
+}
+
+private final class ChainChild: ChainBase {}
+
+/// The same done right: `class var`s in the base, overrides in the subclass.
+private class OverridableBase: VersionedModel {
+    class var archiveTypeAliases: [String] { ["App.OverridableBase"] }
+    class var modelVersion: Int { 2 }
+    class var migrationSteps: [MigrationStep] { [MigrationStep(from: 1, to: 2, rules: [.add("z", default: 0)])] }
+    var z = 0
+}
+
+private final class OverridingChild: OverridableBase {
+    override class var archiveTypeAliases: [String] { [] }
+    override class var modelVersion: Int { 1 }
+    override class var migrationSteps: [MigrationStep] { [] }
+}
+
+@Suite("Declarations checked at registration")
+struct DeclarationRegistrationTests {
+    @Test(
+        "a subclass whose static lets are shadowed by the base class's conformance is an error naming both and the fix")
+    func inheritedAliases() {
+        let error = #expect(throws: ArchiveError.self) {
+            try ModelRegistry([StaticBaseShape.self, RoundStaticShape.self])
+        }
+        #expect(error?.code == .invalidChain)
+        let message = error?.message ?? ""
+        #expect(message.contains("RoundStaticShape inherits StaticBaseShape's versioning declarations"), "\(message)")
+        #expect(message.contains("class var"), "\(message)")
+        #expect(message.contains("override class var"), "\(message)")
+    }
+
+    @Test("a subclass that repeats its base class's migration steps is an error; overriding class vars is fine")
+    func inheritedChain() throws {
+        let error = #expect(throws: ArchiveError.self) {
+            try ModelRegistry([ChainBase.self, ChainChild.self])
+        }
+        #expect(error?.message.contains("ChainChild inherits ChainBase's versioning declarations") == true)
+        #expect(error?.message.contains("version and migration steps") == true)
+        let registry = try ModelRegistry([OverridableBase.self, OverridingChild.self])
+        #expect(registry.type(named: "OverridingChild") == OverridingChild.self)
+        #expect(registry.type(named: "App.OverridableBase") == OverridableBase.self)
+    }
+}
