@@ -3,7 +3,7 @@ import ModelVersioning
 
 /// Smaller variants of a generated object, simplest first, for shrinking a counterexample: a
 /// key left out, a collection emptied or halved, an element dropped, a string emptied or cut,
-/// a number brought towards zero — one change at a time, anywhere in the object.
+/// a number brought towards zero (its exponent halved, or itself) — one change at a time, anywhere in the object.
 ///
 /// Variants may not be valid objects of their version; the law check keeps only those that
 /// conform to the schema and fail the same way.
@@ -58,6 +58,11 @@ enum Shrinker {
             var variants: [ArchiveValue] = [.double(0)]
             let whole = number.rounded(.towardZero)
             if whole != number { variants.append(.double(whole)) }
+            // Halving the exponent first reaches the boundary of a range (what fits in a Float)
+            // in a few steps from 1e300; halving the number takes hundreds.
+            if number.exponent > 2 {
+                variants.append(.double(Double(sign: number.sign, exponent: number.exponent / 2, significand: 1)))
+            }
             if abs(number) > 1 { variants.append(.double((number / 2).rounded(.towardZero))) }
             if number < 0 { variants.append(.double(-number)) }
             return variants

@@ -2,7 +2,7 @@ import ModelVersioning
 
 /// Whether an archived object has the shape a schema describes: every required key present,
 /// every value of its key's type (nested types, enum cases, the snapshot's ``ModelSchema/Property/values``),
-/// models where models are expected. Keys the schema does not list are not problems: decoders
+/// models where models are expected, each with the shape of its own version's snapshot. Keys the schema does not list are not problems: decoders
 /// ignore them.
 ///
 /// The law check uses it where no Swift type can decode (the rules-file-only check), to keep
@@ -148,6 +148,14 @@ struct SchemaConformance {
             if !accepted {
                 problems.append(
                     "\(path): \(object.typeName) is not allowed here (" + allowed.joined(separator: ", ") + ")")
+                return
+            }
+            // A model inside has the shape of its own version's snapshot, when there is one.
+            if let chain = schemas.catalog.migrations(forTypeName: object.typeName),
+                let version = object.version ?? chain.unversionedVersion,
+                let own = schemas.schema(chain, version: version)
+            {
+                check(object.fields, properties: own.properties, in: own, at: path, into: &problems)
             }
         default:
             problems.append("\(path): expected a \(name) object, found \(Self.kind(value))")

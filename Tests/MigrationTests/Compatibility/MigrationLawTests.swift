@@ -65,6 +65,22 @@ struct Ticket: VersionedModel {
         ])
 }
 
+/// v2 narrowed `level` to a `Float` and forgot the conversion: old archives with numbers beyond
+/// `Float`'s range no longer open. Holds a model (`Style`) whose shape shrinking must keep.
+struct Dial: VersionedModel {
+    var level: Float
+    var style: Style
+    static let modelVersion = 2
+    static let migrationSteps = [MigrationStep(from: 1, to: 2, name: "level narrowed", rules: [])]
+
+    static let v1 = ModelSchema(
+        typeName: "Dial", version: 1,
+        properties: [
+            .init(name: "level", type: "Double", optional: false, behavior: .unconditional),
+            .init(name: "style", type: "Style", optional: false, behavior: .unconditional),
+        ])
+}
+
 @Suite("Migration laws on generated objects")
 struct MigrationLawTests {
     static let schemas = SchemaStore(directory: Fixture.url("schemas"))
@@ -122,6 +138,24 @@ struct MigrationLawTests {
         )
         #expect(lines.contains(#"  {"$type":"Gauge","$version":1,"label":"","level":0.0,"reserved":0}"#))
         #expect(lines.last == "replay: app-migrate check --seed 1")
+    }
+
+    @Test("a number shrinks to the edge of the range that breaks the law, and models inside keep their shape")
+    func shrinksToTheEdge() throws {
+        let (scratch, store) = try store([Dial.self, Style.self], [Dial.v1])
+        _ = scratch
+        let report = MigrationLaws(registry: try ModelRegistry([Dial.self, Style.self]), schemas: store).run()
+        let failure = try #require(report.failures.first, "\(report)")
+        guard case .failed(let violation) = failure.outcome else { return }
+        #expect(failure.subject == "Dial v1 → v2")
+        #expect(violation.law == .decodesToday)
+        #expect(violation.details.count == 1 && violation.details[0].contains("does not fit in Float at level"))
+        // The smallest power of two beyond Float's range, found in a few steps from ~1e300.
+        let level = try #require(violation.counterexample["level"]?.doubleValue)
+        #expect(level == Double(sign: .plus, exponent: 128, significand: 1) || level == -0x1p128)
+        // The Style inside is still a whole Style v2: shrinking never drops a key its snapshot requires.
+        let style = try #require(violation.counterexample["style"]?.objectValue)
+        #expect(Set(style.fields.keys) == ["stroke", "width"])
     }
 
     @Test("the same seed replays the same counterexample; another seed finds the break too")
