@@ -68,7 +68,7 @@ enum CheckCommand: ArchiveCommand {
                 ? SchemaStore(directory: schemas) : nil,
             records: arguments.flag(.record) ? true : nil, options: options, baseDirectory: context.workingDirectory,
             laws: laws.objectsPerVersion > 0 ? laws : nil, upgradesSnapshots: arguments.flag(.upgradeSnapshots),
-            command: "\(context.tool) check")
+            command: invocation(arguments, tool: context.tool))
         var report = try check.run()
         if let junit = arguments.value(.junit) {
             try FileTransaction.write(
@@ -84,6 +84,26 @@ enum CheckCommand: ArchiveCommand {
         case .text: context.console.print(report.description)
         }
         return report.passed ? .success : .findings
+    }
+
+    /// The command that runs this check again, for the commands its messages suggest
+    /// (`archive-migrate check --rules broken.json --seed 1`): the tool, the rules, the schemas
+    /// and the fixtures folder, as given.
+    static func invocation(_ arguments: ParsedArguments, tool: String) -> String {
+        var words = [tool, "check"]
+        for rules in arguments.all(.checkRules) { words += ["--rules", rules] }
+        if let schemas = arguments.value(.schemas) { words += ["--schemas", schemas] }
+        if let fixtures = arguments.positional.first { words.append(fixtures) }
+        return words.map(shellQuoted).joined(separator: " ")
+    }
+
+    /// `a b` → `'a b'`; words of letters, digits and `-_./:=@%+,` as they are.
+    static func shellQuoted(_ word: String) -> String {
+        let plain = word.unicodeScalars.allSatisfy {
+            CharacterSet.alphanumerics.contains($0) || "-_./:=@%+,".unicodeScalars.contains($0)
+        }
+        if plain, !word.isEmpty { return word }
+        return "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 
     /// `42`, `0x2A`.

@@ -109,7 +109,7 @@ struct CompatibilityGateTests {
             run.output.contains(
                 #"            {"$type":"Model","$version":1,"name":"","type":"","rect":{"x":0.0,"y":0.0,"width":0.0,"height":0.0},"flag":0,"kind":0,"para":0}"#
             ))
-        #expect(run.output.contains("          replay: archive-migrate check --seed 1"))
+        #expect(run.output.contains("          replay: archive-migrate check --rules broken.json --seed 1"))
         let replay = try ToolProcess.run(["check", "--rules", "broken.json", "--seed", "1"], in: scratch.url)
         let failures = { (output: String) in
             output.split(separator: "\n").filter { !$0.hasPrefix("ok") && !$0.hasPrefix("laws:") }
@@ -117,7 +117,7 @@ struct CompatibilityGateTests {
         #expect(failures(replay.output) == failures(run.output))
         let other = try ToolProcess.run(["check", "--rules", "broken.json", "--seed", "0x2A"], in: scratch.url)
         #expect(other.status == 1)
-        #expect(other.output.contains("replay: archive-migrate check --seed 42"))
+        #expect(other.output.contains("replay: archive-migrate check --rules broken.json --seed 42"))
     }
 
     @Test("a version a release archived with no fixture fails; --record records one that passes")
