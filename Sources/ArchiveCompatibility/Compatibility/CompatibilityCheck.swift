@@ -309,7 +309,8 @@ public struct CompatibilityCheck: Sendable {
                         items.append(
                             CheckReport.Item(
                                 category: .fixtureCoverage, subject: subject, outcome: .recorded, file: relative(url),
-                                detail: "generated from today's schema and downgraded to v\(version)"))
+                                detail: "generated from today's schema"
+                                    + (gap.release.map { ", as release \($0) wrote it" } ?? "")))
                     } catch {
                         items.append(
                             CheckReport.Item(
