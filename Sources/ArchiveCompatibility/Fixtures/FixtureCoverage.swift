@@ -112,8 +112,13 @@ public struct FixtureCoverage: Sendable {
     /// fixtures folder).
     ///
     /// - Parameters:
+    ///   - gap: The type and version to record, and the release that archived it.
+    ///   - directory: The fixtures folder.
+    ///   - catalog: The chains (and releases) that downgrade the generated object.
+    ///   - schemas: The snapshots, for types without a registered Swift type.
     ///   - today: Today's schemas of the registered types (none for a rules file alone: today's
     ///     snapshots are used).
+    ///   - seed: The seed the object is generated from.
     /// - Returns: The file written.
     /// - Throws: `ArchiveError` when no object can be generated or downgraded to the version, or
     ///   the file cannot be written.

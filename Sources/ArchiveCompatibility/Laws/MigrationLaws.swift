@@ -46,7 +46,7 @@ public struct LawOptions: Sendable, Hashable {
 /// A failure is shrunk to the smallest object that still breaks the law in the same place and
 /// names the type, version, step and rule, with the seed that replays it. Steps without an
 /// inverse (`remove` without `restoring`, a one-way converter) skip the round trips through
-/// them; release fallbacks (``DowngradeFallback``) are projections for releases, not steps,
+/// them; release fallbacks (`DowngradeFallback`) are projections for releases, not steps,
 /// and are not checked.
 public struct MigrationLaws: Sendable {
     /// The chains.

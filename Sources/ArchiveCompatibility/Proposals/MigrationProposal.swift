@@ -15,18 +15,18 @@ import ModelVersioning
 /// //     ])
 /// ```
 ///
-/// - A key added → ``MigrationRule/add(_:default:)`` with a default to fill in (`nil` for an
+/// - A key added → `MigrationRule.add(_:default:)` with a default to fill in (`nil` for an
 ///   optional key, an empty collection for a collection);
-/// - a key removed → ``MigrationRule/remove(_:restoring:)`` with the value a downgrade restores
+/// - a key removed → `MigrationRule.remove(_:restoring:)` with the value a downgrade restores
 ///   (the one value the snapshot allows, when it allows one);
-/// - a type changed → ``MigrationRule/convert(_:_:)`` with the matching converter
+/// - a type changed → `MigrationRule.convert(_:_:)` with the matching converter
 ///   (`intToDouble`, `doubleToFloat`, `stringToInt`, a value map for enums, …);
 /// - a case added to an enum → no rule (older archives hold only the old cases);
-/// - keys inside nested types → the same rules in a ``MigrationRule/scoped(_:_:)`` rule at the
+/// - keys inside nested types → the same rules in a `MigrationRule.scoped(_:_:)` rule at the
 ///   nested value's path.
 ///
 /// A likely rename (a key removed and one of the same type added in the same place) is offered
-/// as a choice between ``MigrationRule/rename(_:to:required:)`` and a removal and an addition,
+/// as a choice between `MigrationRule.rename(_:to:required:)` and a removal and an addition,
 /// never applied silently. Placeholders are Xcode editor placeholders in Swift (the step does
 /// not compile until they are filled) and `TODO` keys in the rules-file step (the rules-file
 /// reader refuses the file until they are replaced).

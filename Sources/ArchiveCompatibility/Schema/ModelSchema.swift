@@ -114,7 +114,7 @@ public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible 
     }
 
     /// Whether the snapshot was written before nested types were recorded (format 1): it names
-    /// them without their shapes, and ``SchemaStore/upgradeSnapshots(from:)`` adds them.
+    /// them without their shapes, and ``SchemaStore/upgradeSnapshots(from:isModel:)`` adds them.
     public var isLegacy: Bool { format < 2 }
 
     public var description: String {

@@ -12,8 +12,8 @@ import ModelVersioning
 ///
 /// ``location`` names the value as messages write it: the model's own key (`radius`), or the
 /// keys and nested types on the way to it (`rect: Frame.depth`, `points[*]: Point.x`);
-/// ``path`` is the same place as an ``ArchivePath`` from the model object, with `[*]` for
-/// array elements and `*` for dictionary values, as a ``MigrationRule/scoped(_:_:)`` rule
+/// ``path`` is the same place as an `ArchivePath` from the model object, with `[*]` for
+/// array elements and `*` for dictionary values, as a `MigrationRule.scoped(_:_:)` rule
 /// spells it.
 public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
     /// What changed.
