@@ -55,7 +55,7 @@ let package = Package(
             // The command-line tools are dependencies so that they are built for the tests that run them.
             dependencies: [
                 "ModelVersioning", "MigrationRules", "ArchiveCompatibility", "ArchiveMigrateKit", "SketchModel",
-                "archive-migrate", "sketch-migrate",
+                "SketchRelease1_0", "SketchRelease1_1", "SketchRelease1_2", "archive-migrate", "sketch-migrate",
             ]),
     ],
     swiftLanguageModes: [.v6]
