@@ -736,6 +736,22 @@ struct DocumentationExampleTests {
             #expect(detected == format)
             #expect(again == stamps, "\(format)")
         }
+
+        // "NSKeyedArchiver archives": kyoto-trip written for release 1.0 begins as shown.
+        var kyoto = try ArchiveFormat.json.read(
+            try Data(contentsOf: Repository.url("Fixtures/archives/Sketch/expected/v1/kyoto-trip.json")))
+        try MigrationPass(catalog: try SketchRegistry.registry().catalog).downgrade(&kyoto, toRelease: "1.0")
+        let keyed = try ArchiveFormat.binaryPropertyList.read(
+            try ArchiveFormat.keyedArchive.write(kyoto), options: ArchiveReadingOptions(markup: .plain))
+        #expect(
+            keyed["$top"] == [
+                "root": .reference(1), "$archive": .reference(17), "$document": .reference(48),
+                "$documentVersion": .reference(17),
+            ])
+        let objects = try #require(keyed["$objects"]?.arrayValue)
+        #expect(objects[1].dictionaryValue?.keys == ["$class", "title", "meta", "shapes", "models", "MTLModelVersion"])
+        #expect(objects[2] == ["$classname": "Drawing", "$classes": ["Drawing", "NSObject"]])
+        #expect(objects[3] == "Kyoto trip — 京都の旅" && objects[17] == 1 && objects[48] == "Sketch")
     }
 
     // MARK: MigrationRules.docc

@@ -75,7 +75,8 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     /// Reads a document in this format.
     ///
     /// ``keyedArchive`` reads the archive's root object (see
-    /// ``KeyedArchiveOptions/rootKey``); the property-list formats read a keyed archive as the
+    /// ``KeyedArchiveOptions/rootKey``), in the envelope `$top` records beside it when this
+    /// library wrote one there; the property-list formats read a keyed archive as the
     /// plain property list it is (`$objects`, `$top`, UIDs as references).
     ///
     /// - Throws: `ArchiveError` with code `ArchiveError.Code.malformedInput` (and the byte
@@ -100,8 +101,10 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
 
     /// Writes a tree in this format.
     ///
-    /// ``keyedArchive`` writes an NSKeyedArchiver archive (a binary property list) whose root is
-    /// the tree, following ``ArchiveWritingOptions/keyedArchive``.
+    /// ``keyedArchive`` writes an NSKeyedArchiver archive (a binary property list) whose root
+    /// object is the tree or, for an envelope, the envelope's root (its document name and version
+    /// go beside it in `$top`), following ``ArchiveWritingOptions/keyedArchive``: what an old
+    /// NSCoding or Mantle app reads with `NSKeyedUnarchiver` (see <doc:ReadingLegacyArchives>).
     ///
     /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidValue` for values the
     ///   format cannot hold (a non-finite double in plain JSON, a key too long for a binary plist),

@@ -208,6 +208,42 @@ struct KeyedArchiveWriterTests {
         #expect(try ArchiveFormat.keyedArchive.read(data, options: options) == ["a": 1])
     }
 
+    // MARK: - Envelopes
+
+    @Test("without writesEnvelope the archive holds the root object alone and reads back as it")
+    func rootOnly() throws {
+        let envelope = ArchiveEnvelope(root: ["a": 1], document: "Doc", documentVersion: 3).tree
+        let data = try Self.write(envelope, KeyedArchiveOptions(writesEnvelope: false))
+        #expect(try Self.table(data).top.keys == ["root"])
+        #expect(try Self.read(data) == ["a": 1])
+    }
+
+    @Test("written plainly, an envelope is a dictionary like any other")
+    func plainEnvelope() throws {
+        let envelope = ArchiveEnvelope(root: ["a": 1], document: "Doc", documentVersion: 3).tree
+        let data = try ArchiveFormat.keyedArchive.write(envelope, options: ArchiveWritingOptions(markup: .plain))
+        let (objects, top) = try Self.table(data)
+        #expect(top.keys == ["root"])
+        #expect(try Self.entry(top["root"], in: objects)["NS.keys"]?.arrayValue?.count == 4)
+        #expect(try Self.read(data) == envelope)
+        // Read plainly, an archive with the envelope in $top gives its root alone.
+        let kept = try Self.write(envelope)
+        #expect(try ArchiveFormat.keyedArchive.read(kept, options: ArchiveReadingOptions(markup: .plain)) == ["a": 1])
+    }
+
+    @Test("an envelope with a key of its own, or one that is no envelope, is refused with the place")
+    func badEnvelopes() throws {
+        let extra: ArchiveValue = ["$archive": 1, "root": 1, "note": "x"]
+        let error = try #require(throws: ArchiveError.self) { try Self.write(extra) }
+        #expect(error.code == .invalidValue && error.path == [.key("note")], "\(error)")
+        let rootless: ArchiveValue = ["$archive": 1]
+        #expect(throws: ArchiveError.self) { try Self.write(rootless) }
+        // Errors inside the root name the place in the tree that was given.
+        let dangling = ArchiveEnvelope(root: [.reference(ArchiveObjectID(9))]).tree
+        let inside = try #require(throws: ArchiveError.self) { try Self.write(dangling) }
+        #expect(inside.code == .unresolvedReference && inside.path == [.key("root"), .index(0)], "\(inside)")
+    }
+
     // MARK: - Identity
 
     @Test("an object whose reference comes first is written once; reading puts it first")

@@ -2,8 +2,9 @@
 ///
 /// The defaults read every archive Apple's `NSKeyedArchiver` writes, and write archives that an
 /// old NSCoding app reads with `NSKeyedUnarchiver` and this library reads back with every
-/// object's version. For an app built on Mantle, use ``mantle``: numbers are archived as
-/// `NSNumber` objects too, as Mantle's `-encodeWithCoder:` does.
+/// object's version and the envelope's document version. For an app built on Mantle, use
+/// ``mantle``: numbers are archived as `NSNumber` objects too, as Mantle's `-encodeWithCoder:`
+/// does.
 ///
 /// ```swift
 /// var options = ArchiveWritingOptions()
@@ -22,7 +23,9 @@ public struct KeyedArchiveOptions: Sendable, Hashable {
     /// `encode(_:)` calls write), an array of them; any other archive fails with
     /// `ArchiveError.Code.malformedInput` naming its top-level keys, as `NSKeyedUnarchiver`'s
     /// top-level decoding would. A key reads that top-level object instead (an archive that
-    /// stored `foundItems`). Writing: the key the root is stored under, `root` when `nil`.
+    /// stored `foundItems`). Writing: the key the root is stored under, `root` when `nil` —
+    /// the key an app's `decodeObject(forKey:)` asks for (`unarchivedObject(ofClass:from:)`
+    /// asks for `root`).
     public var rootKey: String?
 
     /// Reading: take every top-level object, as a dictionary keyed by its `$top` key, when the
@@ -44,11 +47,24 @@ public struct KeyedArchiveOptions: Sendable, Hashable {
     /// way. The reader accepts both. Defaults to `false`.
     public var writesNumbersAsObjects: Bool
 
-    /// The defaults: automatic root, model versions, inline numbers.
-    public init(rootKey: String? = nil, writesModelVersion: Bool = true, writesNumbersAsObjects: Bool = false) {
+    /// Whether the writer keeps an envelope's document name and version (see
+    /// <doc:OnDiskArchiveFormat>) in the archive: the envelope's root is the archive's root
+    /// object either way, and with this on (the default), `$top` also holds `$archive`,
+    /// `$document` and `$documentVersion` — keys `NSKeyedArchiver` never writes there and
+    /// `NSKeyedUnarchiver` never reads — so that this library reads the archive back as the same
+    /// envelope. Turn it off to write exactly the root object, as `NSKeyedArchiver` does; the
+    /// archive then reads back as its root alone, without a document version.
+    public var writesEnvelope: Bool
+
+    /// The defaults: automatic root, model versions, inline numbers, the envelope kept.
+    public init(
+        rootKey: String? = nil, writesModelVersion: Bool = true, writesNumbersAsObjects: Bool = false,
+        writesEnvelope: Bool = true
+    ) {
         self.rootKey = rootKey
         self.writesModelVersion = writesModelVersion
         self.writesNumbersAsObjects = writesNumbersAsObjects
+        self.writesEnvelope = writesEnvelope
     }
 
     /// The defaults.

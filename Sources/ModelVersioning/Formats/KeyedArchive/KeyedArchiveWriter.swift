@@ -20,6 +20,14 @@ import Foundation
 /// | object | an object of class `ArchiveObject.typeName` with `$classes` = type name + `ArchiveObject.superclassNames` (+ `NSObject` when that is empty); its fields under their keys (a key that starts with `$` gets one more `$`, as NSKeyedArchiver escapes it; generated keys `$0`, `$1`, … stay) |
 /// | reference | the UID of the object with that identity |
 ///
+/// The root: an envelope (see <doc:OnDiskArchiveFormat>) is not archived as a dictionary. Its
+/// root is the archive's root object, under `$top.root` (or ``KeyedArchiveOptions/rootKey``),
+/// where `NSKeyedUnarchiver.unarchivedObject(ofClass:from:)` looks for it; its format, document
+/// name and version go beside it in `$top` as `$archive`, `$document` and `$documentVersion`
+/// (keys `NSKeyedArchiver` never writes there, since it escapes an app's `$` keys) unless
+/// ``KeyedArchiveOptions/writesEnvelope`` is off. Any other tree is the root as it is, and so is
+/// every tree written with ``MarkupMode/plain``.
+///
 /// In an object's fields, numbers and Booleans are stored inline (as `encodeInteger:forKey:`
 /// writes them) unless ``KeyedArchiveOptions/writesNumbersAsObjects`` is set; everything else
 /// is a UID. Each object's version is stored under `MTLModelVersion` as an NSNumber object, as
@@ -35,26 +43,76 @@ import Foundation
 ///
 /// - Throws: `ArchiveError` with code `ArchiveError.Code.unresolvedReference` for a
 ///   reference to an identity no object has, `ArchiveError.Code.invalidValue` for two objects
-///   with the same identity, a non-finite date or a field named `MTLModelVersion` (the reader
-///   takes that key as the version), `ArchiveError.Code.limitExceeded` for nesting deeper
-///   than `ArchiveLimits.maxDepth`; each with the path of the value.
+///   with the same identity, a non-finite date, a field named `MTLModelVersion` (the reader
+///   takes that key as the version) or an envelope with a key of its own,
+///   `ArchiveError.Code.malformedInput` for an envelope `ArchiveEnvelope` cannot read,
+///   `ArchiveError.Code.limitExceeded` for nesting deeper than `ArchiveLimits.maxDepth`; each
+///   with the path of the value.
 struct KeyedArchiveWriter {
     static func write(_ value: ArchiveValue, options: ArchiveWritingOptions) throws -> Data {
-        var scan = IdentityScan(maxDepth: options.limits.maxDepth)
-        try scan.visit(value, depth: 0)
-        var writer = KeyedArchiveWriter(scan: scan, options: options.keyedArchive, maxDepth: options.limits.maxDepth)
-        let root = try writer.reference(to: value, depth: 0, inCollection: false)
-        let rootKey = KeyedArchiveReader.escape(options.keyedArchive.rootKey ?? "root")
-        var envelope = ArchiveDictionary(minimumCapacity: 4)
-        envelope.appendUnchecked(.int(100_000), forKey: "$version")
-        envelope.appendUnchecked(.string("NSKeyedArchiver"), forKey: "$archiver")
-        envelope.appendUnchecked(.dictionary([rootKey: .reference(ArchiveObjectID(root))]), forKey: "$top")
-        envelope.appendUnchecked(.array(writer.table), forKey: "$objects")
+        let keyed = options.keyedArchive
+        let envelope = options.markup == .plain ? nil : try Self.envelope(of: value)
+        let root = envelope?.root ?? value
+        // Errors inside an envelope's root name the path in the tree that was given.
+        let rootPath: ArchivePath = envelope == nil ? [] : [.key(ArchiveEnvelope.rootKey)]
+        var writer: KeyedArchiveWriter
+        let rootUID: Int
+        do {
+            var scan = IdentityScan(maxDepth: options.limits.maxDepth)
+            try scan.visit(root, depth: 0)
+            writer = KeyedArchiveWriter(scan: scan, options: keyed, maxDepth: options.limits.maxDepth)
+            rootUID = try writer.reference(to: root, depth: 0, inCollection: false)
+        } catch let error as ArchiveError {
+            throw error.prefixingPath(rootPath)
+        }
+        var top = ArchiveDictionary(minimumCapacity: 4)
+        top.appendUnchecked(
+            .reference(ArchiveObjectID(rootUID)), forKey: KeyedArchiveReader.escape(keyed.rootKey ?? "root"))
+        if let envelope, keyed.writesEnvelope {
+            let format = Int64(envelope.formatVersion)
+            top.appendUnchecked(
+                .reference(ArchiveObjectID(writer.number(.int(format), .int(format)))),
+                forKey: KeyedArchiveReader.envelopeMarkerKey)
+            if let document = envelope.document {
+                top.appendUnchecked(
+                    .reference(ArchiveObjectID(writer.string(document))), forKey: KeyedArchiveReader.envelopeDocumentKey
+                )
+            }
+            if let documentVersion = envelope.documentVersion.map({ Int64($0) }) {
+                top.appendUnchecked(
+                    .reference(ArchiveObjectID(writer.number(.int(documentVersion), .int(documentVersion)))),
+                    forKey: KeyedArchiveReader.envelopeDocumentVersionKey)
+            }
+        }
+        var archive = ArchiveDictionary(minimumCapacity: 4)
+        archive.appendUnchecked(.int(100_000), forKey: "$version")
+        archive.appendUnchecked(.string("NSKeyedArchiver"), forKey: "$archiver")
+        archive.appendUnchecked(.dictionary(top), forKey: "$top")
+        archive.appendUnchecked(.array(writer.table), forKey: "$objects")
         var plistLimits = options.limits
         plistLimits.maxDepth = max(plistLimits.maxDepth, 8)
         return try BinaryPropertyListWriter.write(
-            .dictionary(envelope),
+            .dictionary(archive),
             options: ArchiveWritingOptions(prettyPrinted: false, markup: .plain, limits: plistLimits))
+    }
+
+    /// The envelope of `tree`, when it is one; `nil` for any other tree.
+    ///
+    /// - Throws: What `ArchiveEnvelope.init(tree:)` throws, and `ArchiveError.Code.invalidValue`
+    ///   for a key beside the envelope's own, which a keyed archive has no place for.
+    private static func envelope(of tree: ArchiveValue) throws -> ArchiveEnvelope? {
+        guard ArchiveEnvelope.isEnvelope(tree), case .dictionary(let entries) = tree else { return nil }
+        let known = [
+            ArchiveEnvelope.markerKey, ArchiveEnvelope.documentKey, ArchiveEnvelope.documentVersionKey,
+            ArchiveEnvelope.rootKey,
+        ]
+        if let extra = entries.keys.first(where: { !known.contains($0) }) {
+            throw ArchiveError(
+                .invalidValue,
+                "the envelope holds the key '\(extra)', which a keyed archive has no place for (it keeps the root "
+                    + "object, the document and its version)", path: [.key(extra)])
+        }
+        return try ArchiveEnvelope(tree: tree)
     }
 
     /// The identities of a tree, found before writing so that references may come first.
@@ -116,7 +174,7 @@ struct KeyedArchiveWriter {
     }
 
     /// A number's archived identity: equal numbers of the same kind share one entry.
-    private enum NumberKey: Hashable {
+    enum NumberKey: Hashable {
         case int(Int64)
         case uint(UInt64)
         case double(UInt64)
@@ -344,14 +402,14 @@ struct KeyedArchiveWriter {
         return .reference(ArchiveObjectID(try reference(to: value, depth: depth, inCollection: false)))
     }
 
-    private mutating func number(_ key: NumberKey, _ value: ArchiveValue) -> Int {
+    mutating func number(_ key: NumberKey, _ value: ArchiveValue) -> Int {
         if let slot = numbers[key] { return slot }
         let slot = append(value)
         numbers[key] = slot
         return slot
     }
 
-    private mutating func string(_ text: String) -> Int {
+    mutating func string(_ text: String) -> Int {
         if let slot = strings[text] {
             // Swift's `==` merges canonically equivalent strings; an archive tells them apart.
             if case .string(let stored) = table[slot], stored.utf8.elementsEqual(text.utf8) { return slot }
