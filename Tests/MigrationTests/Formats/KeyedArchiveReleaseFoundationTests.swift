@@ -166,6 +166,30 @@
         }
     }
 
+    /// What Mantle's `-initWithCoder:` does for `MTLTestModel`: the version as an `NSNumber`
+    /// object, then every property as an object (a property without a key stays `nil`).
+    final class MantleTestModelStandIn: NSObject, NSSecureCoding {
+        static var supportsSecureCoding: Bool { true }
+
+        let modelVersion: NSNumber
+        let name: String
+        let count: NSNumber
+        let nestedName: String?
+
+        func encode(with coder: NSCoder) {}
+
+        required init?(coder: NSCoder) {
+            guard let modelVersion = coder.decodeObject(of: NSNumber.self, forKey: "MTLModelVersion"),
+                let name = coder.decodeObject(of: NSString.self, forKey: "name"),
+                let count = coder.decodeObject(of: NSNumber.self, forKey: "count")
+            else { return nil }
+            self.modelVersion = modelVersion
+            self.name = name as String
+            self.count = count
+            nestedName = coder.decodeIfPresent(NSString.self, forKey: "nestedName").map { $0 as String }
+        }
+    }
+
     // MARK: - Release 2.0 (today): Codable models
 
     /// The same app today: Codable models whose release 1.0 archived the `Legacy…` classes.
@@ -261,6 +285,44 @@
         }
     }
 
+    /// Today's successor of Mantle's test model: release 1.0 archived it as `MTLTestModel` v1,
+    /// 2.0 added a rating.
+    enum MantleApp {
+        struct Profile: VersionedModel {
+            var name: String
+            var count: Int
+            var nestedName: String?
+            var rating: Int
+
+            static let modelVersion = 2
+            static let archiveTypeAliases = ["MTLTestModel"]
+            static let migrationSteps = [MigrationStep(from: 1, to: 2, rules: [.add("rating", default: 0)])]
+        }
+
+        static let releases = ReleaseManifest(releases: [
+            AppRelease("1.0", types: ["Profile": .version(1, archivedAs: "MTLTestModel")]),
+            AppRelease("2.0", types: ["Profile": 2]),
+        ])
+
+        /// `profile` as release 1.0 reads it, written with `options`.
+        static func archiveFor10(_ profile: Profile, options: KeyedArchiveOptions) throws -> Data {
+            let registry = try ModelRegistry([Profile.self], releases: releases)
+            var tree = try ArchiveEncoder().encodeTree(profile)
+            try MigrationPass(catalog: registry.catalog).downgrade(&tree, toRelease: "1.0")
+            return try ArchiveFormat.keyedArchive.write(tree, options: ArchiveWritingOptions(keyedArchive: options))
+        }
+
+        /// Decodes the root as an `MTLTestModel` with `MantleTestModelStandIn`.
+        static func unarchive(_ data: Data) throws -> (MantleTestModelStandIn?, (any Error)?) {
+            let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
+            unarchiver.requiresSecureCoding = true
+            unarchiver.decodingFailurePolicy = .setErrorAndReturn
+            unarchiver.setClass(MantleTestModelStandIn.self, forClassName: "MTLTestModel")
+            let model = unarchiver.decodeObject(of: MantleTestModelStandIn.self, forKey: "root")
+            return (model, unarchiver.error)
+        }
+    }
+
     @Suite("Keyed archives for a release, read by Foundation (Linux)")
     struct KeyedArchiveReleaseFoundationTests {
         /// Today's drawing: two circles sharing one style, a conditional reference to a style the
@@ -353,6 +415,34 @@
             #expect(sunToday.attributes == ["layer": 3, "max": .max, "min": .min])
             #expect(sunToday.style === today.shapes[1].style && sunToday.accent === today.palette[1])
             #expect(sunToday.highlight == nil)
+        }
+
+        @Test("an archive for a Mantle release: the model in Mantle's form, entry for entry, read as Mantle reads it")
+        func mantleRelease() throws {
+            let profile = MantleApp.Profile(name: "foobar", count: 5, nestedName: "bar", rating: 4)
+            let options = KeyedArchiveOptions(mantleModels: .classes(["MTLTestModel"]))
+            let data = try MantleApp.archiveFor10(profile, options: options)
+            // The objects of the archive Mantle writes for MTLTestModel, and the root where it is.
+            let (objects, top) = try KeyedArchiveWriterTests.table(data)
+            let mantle = try KeyedArchiveWriterTests.table(
+                try Fixture.data("nskeyedarchiver/mantle/mtl-test-model-v1.plist"))
+            #expect(objects == mantle.objects, "\(objects)")
+            #expect(top["root"] == mantle.top["root"])
+
+            let (model, error) = try MantleApp.unarchive(data)
+            #expect(error == nil)
+            let decoded = try #require(model)
+            #expect(decoded.modelVersion == 1 && decoded.name == "foobar" && decoded.count == 5)
+            #expect(decoded.nestedName == "bar")
+            // A nil property has no key, as Mantle leaves it out.
+            let unnamed = MantleApp.Profile(name: "x", count: Int(Int64.max), nestedName: nil, rating: 0)
+            let (partial, partialError) = try MantleApp.unarchive(try MantleApp.archiveFor10(unnamed, options: options))
+            #expect(partialError == nil && partial?.nestedName == nil && partial?.count.int64Value == .max)
+
+            // NSCoding's form stores the count inline, which decodeObject cannot read: Foundation
+            // fails the archive.
+            let (inline, inlineError) = try MantleApp.unarchive(try MantleApp.archiveFor10(profile, options: .default))
+            #expect(inline == nil && inlineError != nil)
         }
 
         @Test("a class chain Foundation archived survives our reader and writer, and Foundation reads it again")

@@ -31,9 +31,13 @@ import Foundation
 /// In an object's fields, numbers and Booleans are stored inline (as `encodeInteger:forKey:`
 /// writes them) unless ``KeyedArchiveOptions/writesNumbersAsObjects`` is set; everything else
 /// is a UID. Each object's version is stored under `MTLModelVersion` as an NSNumber object, as
-/// Mantle does, unless ``KeyedArchiveOptions/writesModelVersion`` is off. An object of a Foundation
-/// collection class (how the reader keeps a collection that contains itself) has its
-/// `NS.objects` and `NS.keys` arrays written inline, as NSKeyedArchiver writes them.
+/// Mantle does, unless ``KeyedArchiveOptions/writesModelVersion`` is off. An object in Mantle's
+/// form (``KeyedArchiveOptions/mantleModels``, or an object whose class chain names `MTLModel`)
+/// is written as `MTLModel` writes itself: `MTLModelVersion` first, numbers and Booleans as
+/// objects, null fields left out, and `MTLModel`, `NSObject` as its chain when it records none.
+/// An object of a Foundation collection class (how the reader keeps a collection that contains
+/// itself) has its `NS.objects` and `NS.keys` arrays written inline, as NSKeyedArchiver writes
+/// them.
 ///
 /// Identities: every object with an `ArchiveObject.id` is written once, wherever the first
 /// reference to it or the object itself appears. When the identities are small enough (at most
@@ -362,34 +366,61 @@ struct KeyedArchiveWriter {
         } else {
             slot = allocate()
         }
-        let chain = object.superclassNames.isEmpty ? ["NSObject"] : object.superclassNames
+        let foundationKind = KeyedArchiveClass.foundationKinds[object.typeName]
+        let isMantle =
+            foundationKind == nil
+            && (object.superclassNames.contains(Self.mantleModelClass)
+                || options.mantleModels.contains(object.typeName))
+        let chain: [String]
+        if !object.superclassNames.isEmpty {
+            chain = object.superclassNames
+        } else {
+            chain = isMantle ? [Self.mantleModelClass, "NSObject"] : ["NSObject"]
+        }
         var entry = ArchiveDictionary(minimumCapacity: object.fields.count + 2)
         entry.appendUnchecked(.reference(ArchiveObjectID(classEntry([object.typeName] + chain))), forKey: "$class")
-        let inlinesCollections = KeyedArchiveClass.foundationKinds[object.typeName]?.isCollection == true
+        // Mantle's -encodeWithCoder: encodes the version first, NSCoding objects of ours last.
+        if isMantle, let version = object.version {
+            entry.appendUnchecked(modelVersion(version), forKey: KeyedArchiveOptions.modelVersionKey)
+        }
+        let inlinesCollections = foundationKind?.isCollection == true
+        let numbersAsObjects = isMantle || options.writesNumbersAsObjects
         for (key, value) in object.fields {
             guard key != KeyedArchiveOptions.modelVersionKey else { throw Self.modelVersionFieldError() }
+            // Mantle leaves nil properties out.
+            if isMantle, case .null = value { continue }
             do {
                 if inlinesCollections, key == "NS.objects" || key == "NS.keys", case .array(let elements) = value {
                     entry.appendUnchecked(.array(try elementReferences(elements, depth: depth + 2)), forKey: key)
                 } else {
-                    entry.appendUnchecked(try field(value, depth: depth + 1), forKey: KeyedArchiveReader.escape(key))
+                    entry.appendUnchecked(
+                        try field(value, depth: depth + 1, asObject: numbersAsObjects),
+                        forKey: KeyedArchiveReader.escape(key))
                 }
             } catch let error as ArchiveError {
                 throw error.prefixingPath([.key(key)])
             }
         }
-        if options.writesModelVersion, let version = object.version {
-            entry.appendUnchecked(
-                .reference(ArchiveObjectID(number(.int(Int64(version)), .int(Int64(version))))),
-                forKey: KeyedArchiveOptions.modelVersionKey)
+        if !isMantle, options.writesModelVersion, let version = object.version {
+            entry.appendUnchecked(modelVersion(version), forKey: KeyedArchiveOptions.modelVersionKey)
         }
         table[slot] = .dictionary(entry)
         return slot
     }
 
+    /// The superclass of every Mantle model.
+    static let mantleModelClass = "MTLModel"
+
+    /// A UID of an object's version, an NSNumber object as Mantle stores it.
+    private mutating func modelVersion(_ version: Int) -> ArchiveValue {
+        .reference(ArchiveObjectID(number(.int(Int64(version)), .int(Int64(version)))))
+    }
+
     /// The value stored under a field of an object: an inline number or Boolean, or a UID.
-    private mutating func field(_ value: ArchiveValue, depth: Int) throws -> ArchiveValue {
-        if !options.writesNumbersAsObjects {
+    ///
+    /// - Parameter asObject: Whether numbers and Booleans are NSNumber objects too.
+    private mutating func field(_ value: ArchiveValue, depth: Int, asObject: Bool) throws -> ArchiveValue {
+        if !asObject {
             switch value {
             case .bool, .int, .double:
                 return value
