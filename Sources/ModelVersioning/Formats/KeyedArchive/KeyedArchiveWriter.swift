@@ -135,7 +135,8 @@ struct KeyedArchiveWriter {
     /// The next slot below ``reservedEnd`` to try for an entry without identity.
     private var cursor = 1
     private var written: Set<ArchiveObjectID> = []
-    private var strings: [String: Int] = [:]
+    /// Strings written so far, by their exact scalars (`"\u{E9}"` and `"e\u{301}"` are two).
+    private var strings: [ExactString: Int] = [:]
     private var numbers: [NumberKey: Int] = [:]
     private var classEntries: [[String]: Int] = [:]
     private var nullEntry: Int?
@@ -352,14 +353,9 @@ struct KeyedArchiveWriter {
     }
 
     private mutating func string(_ text: String) -> Int {
-        if let slot = strings[text] {
-            // Swift's `==` merges canonically equivalent strings; an archive tells them apart.
-            if case .string(let stored) = table[slot], stored.utf8.elementsEqual(text.utf8) { return slot }
-            if text == "$null", case .dictionary = table[slot] { return slot }
-            return append(.string(text))
-        }
+        if let slot = strings[ExactString(text)] { return slot }
         let slot: Int
-        if text == "$null" {
+        if text.hasSameScalars(as: "$null") {
             // A "$null" entry reads as nil; NSString's own coding keeps the text.
             let entry: ArchiveDictionary = [
                 "$class": .reference(ArchiveObjectID(classEntry(["NSString", "NSObject"]))),
@@ -369,7 +365,7 @@ struct KeyedArchiveWriter {
         } else {
             slot = append(.string(text))
         }
-        strings[text] = slot
+        strings[ExactString(text)] = slot
         return slot
     }
 
