@@ -16,6 +16,12 @@ import Foundation
 /// `ArchiveError.Code.unknownType` and `ArchiveError.Code.disallowedType` for objects of
 /// types the app does not know or does not allow at that key, and the Codable codes
 /// (`ArchiveError.Code.keyNotFound`, `ArchiveError.Code.typeMismatch`, …).
+///
+/// A model's key (its `CodingKey`'s `stringValue`) finds the archived key with exactly its
+/// Unicode scalars, the way archives and Foundation's `NSString` identify keys, not by Swift's
+/// canonical equivalence: a key spelled `"\u{E9}"` (é) does not find an archived
+/// `"e\u{301}"` (e and a combining accent), which is a different key. Spell non-ASCII keys as
+/// the archives do.
 public struct ArchiveDecoder: Sendable {
     /// The types polymorphic values resolve to.
     public var registry: ModelRegistry

@@ -112,7 +112,7 @@ struct KeyedArchiveReader {
         guard let archiver else {
             throw ArchiveError(.malformedInput, "the archive has no '$archiver': it is not an NSKeyedArchiver archive")
         }
-        guard case .string(let archiverName) = archiver, archiverName == "NSKeyedArchiver" else {
+        guard case .string(let archiverName) = archiver, archiverName.hasSameScalars(as: "NSKeyedArchiver") else {
             throw ArchiveError(
                 .malformedInput, "'$archiver' is \(describe(archiver)), not \"NSKeyedArchiver\"",
                 path: [.key("$archiver")])

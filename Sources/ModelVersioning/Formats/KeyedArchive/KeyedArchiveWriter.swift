@@ -197,7 +197,8 @@ struct KeyedArchiveWriter {
     /// The next slot below ``reservedEnd`` to try for an entry without identity.
     private var cursor = 1
     private var written: Set<ArchiveObjectID> = []
-    private var strings: [String: Int] = [:]
+    /// Strings written so far, by their exact scalars (`"\u{E9}"` and `"e\u{301}"` are two).
+    private var strings: [ExactString: Int] = [:]
     private var numbers: [NumberKey: Int] = [:]
     private var classEntries: [[String]: Int] = [:]
     private var nullEntry: Int?
@@ -440,6 +441,7 @@ struct KeyedArchiveWriter {
         return slot
     }
 
+<<<<<<< HEAD
     mutating func string(_ text: String) -> Int {
         if let slot = strings[text] {
             // Swift's `==` merges canonically equivalent strings; an archive tells them apart.
@@ -447,8 +449,12 @@ struct KeyedArchiveWriter {
             if text == "$null", case .dictionary = table[slot] { return slot }
             return append(.string(text))
         }
+=======
+    private mutating func string(_ text: String) -> Int {
+        if let slot = strings[ExactString(text)] { return slot }
+>>>>>>> trust-keys
         let slot: Int
-        if text == "$null" {
+        if text.hasSameScalars(as: "$null") {
             // A "$null" entry reads as nil; NSString's own coding keeps the text.
             let entry: ArchiveDictionary = [
                 "$class": .reference(ArchiveObjectID(classEntry(["NSString", "NSObject"]))),
@@ -458,7 +464,7 @@ struct KeyedArchiveWriter {
         } else {
             slot = append(.string(text))
         }
-        strings[text] = slot
+        strings[ExactString(text)] = slot
         return slot
     }
 
