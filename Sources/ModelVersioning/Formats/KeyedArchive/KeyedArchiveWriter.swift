@@ -441,18 +441,8 @@ struct KeyedArchiveWriter {
         return slot
     }
 
-<<<<<<< HEAD
     mutating func string(_ text: String) -> Int {
-        if let slot = strings[text] {
-            // Swift's `==` merges canonically equivalent strings; an archive tells them apart.
-            if case .string(let stored) = table[slot], stored.utf8.elementsEqual(text.utf8) { return slot }
-            if text == "$null", case .dictionary = table[slot] { return slot }
-            return append(.string(text))
-        }
-=======
-    private mutating func string(_ text: String) -> Int {
         if let slot = strings[ExactString(text)] { return slot }
->>>>>>> trust-keys
         let slot: Int
         if text.hasSameScalars(as: "$null") {
             // A "$null" entry reads as nil; NSString's own coding keeps the text.
