@@ -64,6 +64,8 @@ struct BatchProcessor: Sendable {
     let documentName: String?
     /// The names of the catalog's document chains.
     let documentChains: [String]
+    /// How the plain documents of each chain that declares them spell dates and data.
+    let plainConventions: [String: DocumentConventions]
     /// Whether notices are collected for a JSON report instead of printed as they happen.
     let collectsNotices: Bool
 
@@ -75,6 +77,9 @@ struct BatchProcessor: Sendable {
         include = arguments.all(.include)
         documentName = arguments.value(.document)
         documentChains = catalog.documents.map(\.name)
+        plainConventions = Dictionary(
+            catalog.documents.compactMap { chain in chain.style.conventions.map { (chain.name, $0) } },
+            uniquingKeysWith: { first, _ in first })
         collectsNotices = format == .json
         if let documentName, !documentChains.contains(documentName) {
             throw UsageError(
@@ -266,6 +271,10 @@ struct BatchProcessor: Sendable {
                 // Nothing changed: leave the file (and its backup) alone.
                 guard outcome.changed else { return outcome }
                 if backup { outcome.original = read.bytes }
+            }
+            // A plain document keeps its own spellings of the dates and data a migration made.
+            if let name = choice.name, let conventions = plainConventions[name] {
+                read.document.conventions = conventions
             }
             outcome.output = try read.document.data()
             switch destination {

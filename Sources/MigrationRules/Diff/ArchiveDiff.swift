@@ -6,7 +6,8 @@
 /// }
 /// ```
 ///
-/// Semantic means: dictionary and object keys compare as sets (order is not meaning), arrays
+/// Semantic means: dictionary and object keys compare as sets (order is not meaning) of exact
+/// Unicode scalars, as strings do (`"\u{E9}"` and `"e\u{301}"` differ, see ``ArchiveValue``), arrays
 /// compare element by element, objects compare by type name, version and fields, and — unless
 /// ``Options/numbersByValue`` is off — `1` and `1.0` are the same number. With
 /// ``Options/nullMeansAbsent``, a key holding `null` equals a missing key.
@@ -60,7 +61,7 @@ public enum ArchiveDiff {
             case (.dictionary(let a), .dictionary(let b)):
                 compare(a, b, at: path)
             case (.object(let a), .object(let b)):
-                if a.typeName != b.typeName {
+                if !a.typeName.hasSameScalars(as: b.typeName) {
                     note(.changed, path.appending("$type"), .string(a.typeName), .string(b.typeName))
                 }
                 if a.version != b.version {
@@ -88,15 +89,27 @@ public enum ArchiveDiff {
             }
         }
 
+        /// Keys are matched by their exact Unicode scalars; each look-up starts after the
+        /// previous hit (keys in the same order cost one comparison each) and large
+        /// dictionaries find the others through their index, so the walk takes linear time.
         mutating func compare(_ a: ArchiveDictionary, _ b: ArchiveDictionary, at path: ArchivePath) {
+            var hint = 0
             for (key, value) in a {
-                if let other = b[key] {
-                    compare(value, other, at: path.appending(key))
+                guard !isFull else { return }
+                if let position = b.index(forKey: key, startingAt: hint) {
+                    hint = position + 1
+                    compare(value, b.value(at: position), at: path.appending(key))
                 } else if !(options.nullMeansAbsent && value.isNull) {
                     note(.removed, path.appending(key), value, nil)
                 }
             }
-            for (key, value) in b where a.index(forKey: key) == nil {
+            hint = 0
+            for (key, value) in b {
+                guard !isFull else { return }
+                if let position = a.index(forKey: key, startingAt: hint) {
+                    hint = position + 1
+                    continue
+                }
                 if options.nullMeansAbsent && value.isNull { continue }
                 note(.added, path.appending(key), nil, value)
             }

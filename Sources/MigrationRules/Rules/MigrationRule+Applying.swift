@@ -51,12 +51,12 @@ extension MigrationRule {
                 if required { throw failure("key '\(key)' is missing", at: target.path) }
                 return
             }
-            guard key != newKey else { return }
+            guard !key.hasSameScalars(as: newKey) else { return }
             if target.fields.index(forKey: newKey) != nil {
                 throw failure(
                     "cannot rename '\(key)' to '\(newKey)': the key '\(newKey)' already exists", at: target.path)
             }
-            target.fields.entries[index].key = newKey
+            target.fields.setKey(newKey, at: index)
 
         case .add(let key, let value):
             if target.fields.index(forKey: key) == nil {
@@ -107,7 +107,7 @@ extension MigrationRule {
                 if let first = elements.first {
                     target.fields.entries[index].value = first
                 } else {
-                    target.fields.entries.remove(at: index)
+                    target.fields.removeEntry(at: index)
                 }
             case let other:
                 throw failure("expected an array, found \(other.kindAndValue)", at: target.path.appending(key))
@@ -146,7 +146,8 @@ extension MigrationRule {
     // MARK: Move
 
     private static func move(_ from: [String], to: [String], in target: inout MigrationTarget) throws {
-        guard from != to, target.fields.value(atKeys: from) != nil else { return }
+        guard !from.elementsEqual(to, by: { $0.hasSameScalars(as: $1) }), target.fields.value(atKeys: from) != nil
+        else { return }
         if target.fields.value(atKeys: to) != nil {
             throw ArchiveError(
                 .migrationFailed, "the key '\(ArchiveDictionary.path(of: to[...]))' already exists", path: target.path)
@@ -173,18 +174,19 @@ extension MigrationRule {
                     path: target.path.appending(container))
             }
         }
-        for key in keys where key != container {
+        for key in keys where !key.hasSameScalars(as: container) {
             guard var index = target.fields.index(forKey: key) else { continue }
             guard let existing = containerIndex else {
                 // A new container takes the first moved key's place (a null one is replaced).
                 if nullContainer, let stale = target.fields.index(forKey: container) {
-                    target.fields.entries.remove(at: stale)
+                    target.fields.removeEntry(at: stale)
                     if stale < index { index -= 1 }
                     nullContainer = false
                 }
                 var inner = ArchiveDictionary(minimumCapacity: keys.count)
                 inner.appendUnchecked(target.fields.entries[index].value, forKey: key)
-                target.fields.entries[index] = ArchiveDictionary.Entry(key: container, value: .dictionary(inner))
+                target.fields.setKey(container, at: index)
+                target.fields.entries[index].value = .dictionary(inner)
                 containerIndex = index
                 continue
             }
@@ -192,7 +194,7 @@ extension MigrationRule {
                 throw ArchiveError(
                     .migrationFailed, "the key '\(container).\(key)' already exists", path: target.path)
             }
-            let value = target.fields.entries.remove(at: index).value
+            let value = target.fields.removeEntry(at: index).value
             let destination = index < existing ? existing - 1 : existing
             target.fields.entries[destination].value.modifyKeyedEntries { $0.appendUnchecked(value, forKey: key) }
             containerIndex = destination
@@ -220,13 +222,13 @@ extension MigrationRule {
                 throw ArchiveError(.migrationFailed, "the key '\(key)' already exists", path: target.path)
             }
             let value = target.fields.entries[containerIndex].value.modifyKeyedEntries { $0.removeValue(forKey: key) }
-            target.fields.entries.insert(
+            target.fields.insertEntry(
                 ArchiveDictionary.Entry(key: key, value: (value ?? nil) ?? .null), at: containerIndex)
             containerIndex += 1
             moved = true
         }
         if moved, case .dictionary(let inner) = target.fields.entries[containerIndex].value, inner.isEmpty {
-            target.fields.entries.remove(at: containerIndex)
+            target.fields.removeEntry(at: containerIndex)
         }
     }
 
@@ -236,7 +238,7 @@ extension MigrationRule {
         _ key: String, into parts: [String], division: Division, in target: inout MigrationTarget
     ) throws {
         guard let index = target.fields.index(forKey: key) else { return }
-        for part in parts where part != key && target.fields.index(forKey: part) != nil {
+        for part in parts where !part.hasSameScalars(as: key) && target.fields.index(forKey: part) != nil {
             throw ArchiveError(
                 .migrationFailed, "cannot split '\(key)': the key '\(part)' already exists", path: target.path)
         }
@@ -256,9 +258,8 @@ extension MigrationRule {
                 .migrationFailed, "the split gave \(pieces.count) values for \(parts.count) keys",
                 path: target.path.appending(key))
         }
-        target.fields.entries.remove(at: index)
-        target.fields.entries.insert(
-            contentsOf: zip(parts, pieces).map { ArchiveDictionary.Entry(key: $0, value: $1) }, at: index)
+        target.fields.replaceEntries(
+            index..<index + 1, with: zip(parts, pieces).map { ArchiveDictionary.Entry(key: $0, value: $1) })
     }
 
     private static func splitString(
@@ -299,7 +300,7 @@ extension MigrationRule {
             }
         }
         guard let position = indices.min() else { return }
-        if !parts.contains(key), target.fields.index(forKey: key) != nil {
+        if !parts.contains(where: { $0.hasSameScalars(as: key) }), target.fields.index(forKey: key) != nil {
             throw ArchiveError(
                 .migrationFailed, "cannot merge into '\(key)': the key already exists", path: target.path)
         }
@@ -328,7 +329,7 @@ extension MigrationRule {
             merged = try joiner(values)
         }
         for index in indices.sorted(by: >) {
-            target.fields.entries.remove(at: index)
+            target.fields.removeEntry(at: index)
         }
         target.fields.insertEntry(merged, forKey: key, at: position)
     }

@@ -48,7 +48,8 @@ struct JSONParser: ~Copyable {
     }
 
     /// Objects up to this many entries are checked for duplicate keys as each key arrives;
-    /// larger ones again, with a set, when they close.
+    /// larger ones again when they close, through the index of their dictionary (see
+    /// `ArchiveDictionary`) or a set.
     private static let incrementalKeyCheckLimit = 32
 
     private let bytes: UnsafePointer<UInt8>
@@ -305,14 +306,13 @@ struct JSONParser: ~Copyable {
 
     private mutating func closeObject() throws -> ArchiveValue {
         let count = entries.count &- start
-        if count > Self.incrementalKeyCheckLimit, let duplicate = duplicateKeyInLargeObject() {
-            throw ArchiveError(
-                .malformedInput, "duplicate key '\(duplicate)' in an object", path: containerPath(),
-                location: location(of: openOffset))
-        }
+        let isLarge = count > Self.incrementalKeyCheckLimit
         keyPrints.removeLast(count)
         let value: ArchiveValue
         if markup && reservedKeys > 0 {
+            if isLarge, let duplicate = duplicateKeyInLargeObject() {
+                throw duplicateKeyError(duplicate)
+            }
             if reservedKeys == metadataCount, let object = leadingMetadataObject() {
                 value = object
             } else {
@@ -320,7 +320,12 @@ struct JSONParser: ~Copyable {
                 if case .reference = value { sawReference = true }
             }
         } else {
-            value = .dictionary(ArchiveDictionary(uniqueStoredEntries: entries.removeArray(from: start)))
+            // A large dictionary indexes its keys as it is made, which finds a repeated one.
+            let dictionary = ArchiveDictionary(uniqueStoredEntries: entries.removeArray(from: start))
+            if isLarge, let duplicate = dictionary.firstDuplicateKey() {
+                throw duplicateKeyError(duplicate)
+            }
+            value = .dictionary(dictionary)
         }
         restoreParent()
         return value
@@ -365,9 +370,9 @@ struct JSONParser: ~Copyable {
     /// a fingerprint is 0, which stands for any key), compares ``key`` with the object's
     /// earlier keys.
     ///
-    /// Keys compare as Swift strings, so canonically equivalent spellings are the same key, as
-    /// they are for `ArchiveDictionary` (`"\u{212A}"`, KELVIN SIGN, equals `"K"`): that is
-    /// why keys that are not plain ASCII get the fingerprint 0.
+    /// Keys are the same key when they have the same Unicode scalars, as for `ArchiveDictionary`
+    /// (`"\u{E9}"` and `"e\u{301}"` are two keys). Keys with escapes or bytes beyond ASCII get
+    /// the fingerprint 0, so they are compared with every earlier key.
     @inline(__always)
     private mutating func noteKey(at keyOffset: Int, isFirst: Bool) throws {
         let bit: UInt64
@@ -390,7 +395,8 @@ struct JSONParser: ~Copyable {
         let first = keyPrints.count &- (entries.count &- start)
         for index in 0..<(entries.count &- start) {
             let print = keyPrints[first &+ index]
-            if (print == keyPrint || print == 0 || keyPrint == 0) && entries[start &+ index].key == key {
+            guard print == keyPrint || print == 0 || keyPrint == 0 else { continue }
+            if entries[start &+ index].key.hasSameScalars(as: key) {
                 throw ArchiveError(
                     .malformedInput, "duplicate key '\(key)' in an object", path: containerPath(),
                     location: location(of: keyOffset))
@@ -398,15 +404,23 @@ struct JSONParser: ~Copyable {
         }
     }
 
-    /// The first repeated key of an object too large for ``noteKey(at:isFirst:)``.
+    /// The first repeated key of an object with archive markup too large for
+    /// ``noteKey(at:isFirst:)`` (plain objects find theirs as their dictionary is made).
     private func duplicateKeyInLargeObject() -> String? {
         entries.withElements(from: start) { elements in
-            var seen = Set<String>(minimumCapacity: elements.count)
-            for element in elements where !seen.insert(element.key).inserted {
+            var seen = Set<ExactString>(minimumCapacity: elements.count)
+            for element in elements where !seen.insert(ExactString(element.key)).inserted {
                 return element.key
             }
             return nil
         }
+    }
+
+    /// The error for a key that occurs twice in the object being closed.
+    private func duplicateKeyError(_ key: String) -> ArchiveError {
+        ArchiveError(
+            .malformedInput, "duplicate key '\(key)' in an object", path: containerPath(),
+            location: location(of: openOffset))
     }
 
     /// Builds the value an object with reserved keys stands for (see ``ArchiveMarkup``), through
