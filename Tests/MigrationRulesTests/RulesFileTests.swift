@@ -373,13 +373,13 @@ struct RulesFileTests {
             path: rulePath + ".using",
             message:
                 "unknown converter 'stringToInteger'; the converters are stringToInt, intToString, stringToDouble, "
-                + "doubleToString, stringToBool, boolToString, intToDouble, doubleToInt, date, wrapElements, "
+                + "doubleToString, stringToBool, boolToString, intToDouble, doubleToInt, doubleToFloat, date, wrapElements, "
                 + "unwrapElements, map"),
         Broken(
             name: "converter without using", file: file(rules: [["convert": "a"]]), path: rulePath + ".using",
             message:
                 "a convert rule needs 'using' (one of stringToInt, intToString, stringToDouble, doubleToString, "
-                + "stringToBool, boolToString, intToDouble, doubleToInt, date, wrapElements, unwrapElements, map) or 'map'"
+                + "stringToBool, boolToString, intToDouble, doubleToInt, doubleToFloat, date, wrapElements, unwrapElements, map) or 'map'"
         ),
         Broken(
             name: "key a converter does not take",
