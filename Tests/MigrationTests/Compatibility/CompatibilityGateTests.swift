@@ -72,6 +72,23 @@ struct CompatibilityGateTests {
         #expect(json.contains(#"{ "add": "height", "TODO": "default: a Double" }"#))
     }
 
+    @Test("a case added to a nested enum without a bump fails, naming the enum, the key and the model to bump")
+    func enumCaseWithoutBump() throws {
+        let scratch = try repositoryCopy()
+        // The snapshot's ModelKind had no text: today's Model (still v3) archives one more case.
+        let snapshot = "Fixtures/schemas/Model/v3.json"
+        var schema = try ModelSchema(jsonData: try scratch.data(snapshot))
+        let kind = try #require(schema.nestedTypes.firstIndex { $0.name == "ModelKind" })
+        schema.nestedTypes[kind].cases.removeAll { $0.name == "text" }
+        try scratch.write(String(decoding: try schema.jsonData(), as: UTF8.self), to: snapshot)
+        let run = try ToolProcess.run(["check", "--law-objects", "0"], tool: "sketch-migrate", in: scratch.url)
+        #expect(run.status == 1)
+        #expect(run.output.contains("FAILED    schema: Model v3 (Fixtures/schemas/Model/v3.json)"))
+        #expect(run.output.contains(#"            + kind: ModelKind case text = "text""#))
+        #expect(run.output.contains("          ModelKind is archived by Model: Model needs a version bump"))
+        #expect(run.output.contains(#"name: "ModelKind case text added""#))
+    }
+
     @Test("a change to a nested type several models archive names each of them")
     func sharedNestedType() throws {
         let scratch = try repositoryCopy()
