@@ -21,7 +21,9 @@ import ModelVersioning
 ///   (the one value the snapshot allows, when it allows one);
 /// - a type changed → `MigrationRule.convert(_:_:)` with the matching converter
 ///   (`intToDouble`, `doubleToFloat`, `stringToInt`, a value map for enums, …);
-/// - a case added to an enum → no rule (older archives hold only the old cases);
+/// - a case added to an enum → a value map that is the identity on the old cases (older
+///   archives hold only those; a downgrade of a new case fails instead of writing what the
+///   older version cannot read), or no rule for an enum inside a collection;
 /// - keys inside nested types → the same rules in a `MigrationRule.scoped(_:_:)` rule at the
 ///   nested value's path.
 ///
@@ -363,12 +365,21 @@ private struct ProposalBuilder {
         let added = changes.filter { $0.kind == .caseAdded }.compactMap(\.enumCase)
         let oldValues = first.oldCases.map { SchemaText.literal($0.value) }.joined(separator: ", ")
         if removed.isEmpty {
+            let gained = added.map { "\($0.name) (\(SchemaText.literal($0.value)))" }.joined(separator: ", ")
+            guard let key = first.key else {
+                notes.append(
+                    "\(name) gained \(gained): archives of \(old.typeName) v\(old.version) hold only \(oldValues), "
+                        + "which the new version reads as they are, so no rule is needed; a downgrade writes a new "
+                        + "case as it is, which v\(old.version) cannot read")
+                return []
+            }
+            // The identity on the old cases: nothing changes on the way up, and a downgrade of a new
+            // case fails at its path instead of writing what the older version cannot read.
             notes.append(
-                "\(name) gained " + added.map { "\($0.name) (\(SchemaText.literal($0.value)))" }.joined(separator: ", ")
-                    + ": archives of \(old.typeName) v\(old.version) hold only \(oldValues), which the new version "
-                    + "reads as they are, so no rule is needed; an object holding a new case cannot be written for "
-                    + "v\(old.version)")
-            return []
+                "\(name) gained \(gained): archives of \(old.typeName) v\(old.version) hold only \(oldValues), which "
+                    + "the map keeps as they are; downgrading an object holding a new case fails there (v\(old.version) "
+                    + "cannot read it) unless you map it to an old case")
+            return [.convert(key, .map(first.oldCases.map { ProposedMapping(old: $0.value, new: .literal($0.value)) }))]
         }
         guard let key = first.key else {
             notes.append(

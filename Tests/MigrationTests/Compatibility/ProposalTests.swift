@@ -97,10 +97,10 @@ struct ProposalTests {
         #expect(other.swiftStep.contains(#".convert("name", <#TODO: a ValueConverter from String to [Frame]"#))
     }
 
-    @Test("a case added to an enum needs no rule; a case removed maps its old value to one to choose")
+    @Test("a case added to an enum keeps the old cases as they are; a case removed maps its old value to one to choose")
     func enumCases() {
         let added = proposal { $0.nestedTypes[1].cases.append(.init(name: "sketch", value: "sketch")) }
-        #expect(added.swiftStep.contains("rules: [])"))
+        #expect(added.swiftStep.contains(#".convert("kind", .map(["photo": "photo", "drawing": "drawing"])),"#))
         #expect(added.notes.first?.contains(#"ModelKind gained sketch ("sketch")"#) == true)
         let renamed = proposal { $0.nestedTypes[1].cases[1] = .init(name: "painting", value: "painting") }
         #expect(
@@ -136,6 +136,28 @@ struct ProposalTests {
             ArchiveObject(typeName: "Model", version: 3, fields: ["rect": ["x": 1.0, "y": 2.0, "width": 3.0]]))
         try MigrationPass(catalog: catalog).upgrade(&tree)
         #expect(tree["rect"]?["depth"] == 0.0)
+    }
+
+    @Test("the step for a case added upgrades old archives unchanged and refuses to write a new case for them")
+    func enumCaseAddedStepIsHonest() throws {
+        let proposal = proposal { $0.nestedTypes[1].cases.append(.init(name: "sketch", value: "sketch")) }
+        #expect(!proposal.rulesFileStep.contains("TODO"))
+        let rules =
+            #"{"formatVersion": 1, "types": {"Model": {"currentVersion": 4, "steps": ["# + proposal.rulesFileStep
+            + "]}}}"
+        let catalog = try MigrationCatalog(
+            rulesFile: try ArchiveFormat.json.read(Data(rules.utf8), options: ArchiveReadingOptions(markup: .plain)),
+            fileName: "rules.json")
+        let pass = MigrationPass(catalog: catalog)
+        var old: ArchiveValue = .object(ArchiveObject(typeName: "Model", version: 3, fields: ["kind": "drawing"]))
+        try pass.upgrade(&old)
+        #expect(old["kind"] == "drawing")
+        var sketch: ArchiveValue = .object(ArchiveObject(typeName: "Model", version: 4, fields: ["kind": "sketch"]))
+        #expect {
+            try pass.downgrade(&sketch, to: DowngradeTarget(typeVersions: ["Model": 3]))
+        } throws: { error in
+            (error as? ArchiveError)?.code == .migrationFailed && (error as? ArchiveError)?.path.description == "kind"
+        }
     }
 
     @Test("the written Swift file says what to do around the step")
