@@ -57,7 +57,11 @@ enum Shrinker {
             guard number != 0, number.isFinite else { return [] }
             var variants: [ArchiveValue] = [.double(0)]
             let whole = number.rounded(.towardZero)
-            if whole != number { variants.append(.double(whole)) }
+            if whole != number {
+                variants.append(.double(whole))
+                // The fraction alone: what a rounding inverse gets wrong, without the digits before it.
+                if whole != 0 { variants.append(.double(number - whole)) }
+            }
             // Halving the exponent first reaches the boundary of a range (what fits in a Float)
             // in a few steps from 1e300; halving the number takes hundreds.
             if number.exponent > 2 {
