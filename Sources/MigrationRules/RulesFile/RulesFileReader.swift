@@ -99,7 +99,7 @@ struct RulesFileReader {
     static let typeKeys = ["currentVersion", "aliases", "unversionedVersion", "steps", "downgradeFallback", "comment"]
     static let fallbackKeys = ["type", "version", "rules", "comment"]
     static let documentKeys = ["name", "versionPath", "currentVersion", "unversionedVersion", "steps", "comment"]
-    static let stepKeys = ["from", "to", "name", "rules", "comment"]
+    static let stepKeys = ["from", "to", "name", "rules", "inverse", "comment"]
 
     func type(named name: String, _ value: ArchiveValue, at path: ArchivePath) throws -> TypeMigrations {
         let chain = try fields(
@@ -177,16 +177,21 @@ struct RulesFileReader {
             if name?.isEmpty == true {
                 throw invalid("'name' is empty; leave it out to show the versions instead", at: path.appending("name"))
             }
-            let rules = try step.array("rules", "a list of rules") ?? []
             steps.append(
                 MigrationStep(
-                    from: from, to: to, name: name,
-                    rules: try rules.enumerated().map { try rule($1, at: path.appending("rules").appending($0)) }))
+                    from: from, to: to, name: name, rules: try rules(step, "rules") ?? [],
+                    inverseRules: try rules(step, "inverse")))
         }
         return steps
     }
 
     // MARK: Rules
+
+    /// The list of rules under `key`, or `nil` when there is none.
+    func rules(_ fields: Fields, _ key: String) throws -> [MigrationRule]? {
+        guard let list = try fields.array(key, "a list of rules") else { return nil }
+        return try list.enumerated().map { try rule($1, at: fields.path.appending(key).appending($0)) }
+    }
 
     func rule(_ value: ArchiveValue, at path: ArchivePath) throws -> MigrationRule {
         guard case .dictionary(let entries) = value else {
