@@ -25,8 +25,8 @@ public struct MigrationStep: Sendable {
     ///
     /// Declare them for a step whose rules are closures (``MigrationRule/transform(_:_:inverse:)``,
     /// ``MigrationRule/split(_:into:using:inverse:)``, a custom converter, the typed escape hatch):
-    /// written as declarative rules, the step can be written in a rules file
-    /// (``MigrationCatalog/rulesFile()``).
+    /// written as declarative rules, the way down can be carried inside archives for older apps,
+    /// which have no closures (see ``MigrationCatalog/wayDown(toRelease:for:)``).
     ///
     /// ```swift
     /// MigrationStep(
