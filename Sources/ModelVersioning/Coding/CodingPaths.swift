@@ -38,9 +38,13 @@ enum CodingPaths {
     }
 
     /// Encodes `value` through the streaming path when the format is JSON and the path covers
-    /// the value, and through the tree path (encode a tree, write it) otherwise.
+    /// the value, and through the tree path (encode a tree, write it) otherwise — always for an
+    /// archive that carries a way down (`ArchiveEncoder.readableBy`), computed from the tree.
     static func encode<T: Encodable>(_ value: T, with encoder: ArchiveEncoder) throws -> Data {
-        if encoder.format == .json, let data = StreamingJSONEncoder.encode(value, with: encoder) {
+        // The way down to an older release is computed from the whole tree (`ArchiveEncoder.readableBy`).
+        if encoder.format == .json, encoder.readableBy == nil,
+            let data = StreamingJSONEncoder.encode(value, with: encoder)
+        {
             return data
         }
         return try encoder.format.write(try encoder.encodeTree(value), options: encoder.writingOptions)
