@@ -11,11 +11,12 @@ enum ConvertCommand: ArchiveCommand {
             converting back gives the same tree. --plain writes JSON or property lists for other programs: objects \
             as dictionaries with their $type and $version keys, dates as ISO 8601 strings, data as base64. \
             --output FILE is replaced atomically when it exists, keeping its mode, owner, group, extended \
-            attributes and symbolic link; a new file gets the input's permissions.
+            attributes and symbolic link; a new file gets the input's permissions. --readable-by RELEASE (with \
+            --rules) adds the steps down to that older release, so that it opens the converted archive.
             """,
         arguments: [ArgumentSpec("file", help: "The archive to convert.")],
         options: [
-            .convertTarget, .outputFile, .plain, .compact,
+            .convertTarget, .outputFile, .plain, .compact, .rules, .readableBy,
         ])
 
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus {
@@ -26,7 +27,11 @@ enum ConvertCommand: ArchiveCommand {
             )
         }
         let path = arguments.positional[0]
-        let document = try context.readArchive(path)
+        var document = try context.readArchive(path)
+        if arguments.value(.readableBy) != nil {
+            let registry = try context.registry(rules: arguments.all(.rules))
+            try ReadableBy(arguments, catalog: registry.catalog)?.write(into: &document.tree)
+        }
         // A plain document stays plain; an archive keeps its markup unless --plain asks otherwise.
         let options = ArchiveWritingOptions(
             prettyPrinted: !arguments.flag(.compact), markup: arguments.flag(.plain) ? .plain : document.markup)
