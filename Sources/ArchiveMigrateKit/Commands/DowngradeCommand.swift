@@ -18,7 +18,7 @@ enum DowngradeCommand: ArchiveCommand {
             """ + "\n\n" + BatchHelp.discussion(verb: "downgrade"),
         arguments: [ArgumentSpec("file", repeating: true, help: "The archives to downgrade.")],
         options: OptionSpec.migration + OptionSpec.destination + [
-            .downgradeTarget, .dropAbsent, .format,
+            .downgradeTarget, .dropAbsent, .readableBy, .format,
         ])
 
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus {
@@ -35,8 +35,11 @@ enum DowngradeCommand: ArchiveCommand {
         let pass = MigrationPass(catalog: registry.catalog, options: MigrationOptions(recordsSteps: true))
         let processor = try BatchProcessor(
             context: context, arguments: arguments, catalog: registry.catalog, format: format)
+        let readableBy = try ReadableBy(arguments, catalog: registry.catalog)
         let result = try processor.run(arguments.positional) { tree, document in
-            try pass.downgrade(&tree, to: target, document: document)
+            let report = try pass.downgrade(&tree, to: target, document: document)
+            try readableBy?.write(into: &tree)
+            return report
         }
         return try Reporting.print(
             result, verb: "downgraded", format: format, dryRun: processor.dryRun, context: context)

@@ -13,7 +13,7 @@ enum UpgradeCommand: ArchiveCommand {
             """ + "\n\n" + BatchHelp.discussion(verb: "upgrade"),
         arguments: [ArgumentSpec("file", repeating: true, help: "The archives to upgrade.")],
         options: OptionSpec.migration + OptionSpec.destination + [
-            .upgradeTarget, .allowNewer, .format,
+            .upgradeTarget, .allowNewer, .readableBy, .format,
         ])
 
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus {
@@ -29,8 +29,11 @@ enum UpgradeCommand: ArchiveCommand {
             catalog: catalog,
             options: MigrationOptions(allowsNewerVersions: arguments.flag(.allowNewer), recordsSteps: true))
         let processor = try BatchProcessor(context: context, arguments: arguments, catalog: catalog, format: format)
+        let readableBy = try ReadableBy(arguments, catalog: registry.catalog)
         let result = try processor.run(arguments.positional) { tree, document in
-            try pass.upgrade(&tree, document: document)
+            let report = try pass.upgrade(&tree, document: document)
+            try readableBy?.write(into: &tree)
+            return report
         }
         return try Reporting.print(
             result, verb: "upgraded", format: format, dryRun: processor.dryRun, context: context)

@@ -264,9 +264,12 @@ struct BatchProcessor: Sendable {
         }
         outcome.note = choice.note
         do {
+            let wayDown = read.document.tree[ArchiveEnvelope.wayDownKey]
             let report = try transform(&read.document.tree, choice.name)
             outcome.report = report
-            outcome.changed = report.document != nil || report.migratedObjectCount > 0
+            outcome.changed =
+                report.document != nil || report.migratedObjectCount > 0 || report.carriedSteps != nil
+                || report.restoredCount > 0 || read.document.tree[ArchiveEnvelope.wayDownKey] != wayDown
             if case .inPlace(let backup) = destination {
                 // Nothing changed: leave the file (and its backup) alone.
                 guard outcome.changed else { return outcome }
