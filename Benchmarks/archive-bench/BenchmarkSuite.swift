@@ -17,6 +17,8 @@ struct BenchmarkOptions {
     var sizes: [Int]
     /// Chain lengths for the per-step measurement.
     var chainLengths = [1, 10, 100]
+    /// Key counts of the large-dictionary cases.
+    var dictionarySizes: [Int]
 
     /// The decoder's options for every size: a million shapes are 14 million values, above
     /// `ArchiveLimits.maxObjectCount`'s default of 10 million, so the benchmark raises that one
@@ -30,6 +32,7 @@ struct BenchmarkOptions {
     init(quick: Bool) {
         self.quick = quick
         sizes = quick ? [2_000, 10_000] : [10_000, 100_000, 1_000_000]
+        dictionarySizes = quick ? [1_000, 10_000] : [10_000, 100_000, 1_000_000]
     }
 }
 
@@ -46,6 +49,8 @@ struct BenchmarkResults {
     var rows: [Row] = []
     var perStepNanoseconds: [Int: Double] = [:]
     var chainObjects = 0
+    /// Nanoseconds per key of the large-dictionary cases, by case and key count.
+    var perKeyNanoseconds: [String: [Int: Double]] = [:]
     /// Peak resident-set growth divided by the input size, per case.
     var peakMemory: [String: Double] = [:]
     var options: BenchmarkOptions
@@ -106,11 +111,32 @@ struct BenchmarkResults {
         if let long = perStepNanoseconds[options.chainLengths.last ?? 0], let short = perStepNanoseconds[1] {
             lines.append("  " + pad("longest chain vs single steps", 40) + String(format: "%.2f×", long / short))
         }
+        lines.append("objects with many keys, per key (linear: the same at every size)")
+        for name in LargeDictionaryBenchmark.cases {
+            let figures = perKeyNanoseconds[name] ?? [:]
+            for size in options.dictionarySizes {
+                lines.append(
+                    "  " + pad("\(name), \(size) keys", 40)
+                        + (figures[size].map { String(format: "%.1f ns", $0) } ?? "n/a"))
+            }
+            if let spread = perKeySpread(name) {
+                lines.append("  " + pad("\(name), slowest vs fastest size", 40) + String(format: "%.2f×", spread))
+            }
+        }
         lines.append("peak memory (resident-set growth / input size)")
         for (name, ratio) in peakMemory.sorted(by: { $0.key < $1.key }) {
             lines.append("  " + pad(name, 40) + String(format: "%.2f×", ratio))
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The slowest size's time per key over the fastest's, for one large-dictionary case.
+    func perKeySpread(_ name: String) -> Double? {
+        let figures = options.dictionarySizes.compactMap { perKeyNanoseconds[name]?[$0] }
+        guard figures.count == options.dictionarySizes.count, let fastest = figures.min(), fastest > 0,
+            let slowest = figures.max()
+        else { return nil }
+        return slowest / fastest
     }
 
     func headlineRatios() -> [(String, Double?)] {
@@ -137,6 +163,20 @@ struct BenchmarkResults {
             ArchiveDictionary(
                 options.chainLengths.map { length in
                     ("\(length)", perStepNanoseconds[length].map { .double(($0 * 10).rounded() / 10) } ?? .null)
+                }))
+        tree["many_keys_ns_per_key"] = .dictionary(
+            ArchiveDictionary(
+                LargeDictionaryBenchmark.cases.map { name in
+                    var figures = ArchiveDictionary(
+                        options.dictionarySizes.map { size in
+                            (
+                                "\(size)",
+                                perKeyNanoseconds[name]?[size].map { .double(($0 * 10).rounded() / 10) } ?? .null
+                            )
+                        })
+                    figures["slowest_vs_fastest"] =
+                        perKeySpread(name).map { .double(($0 * 100).rounded() / 100) } ?? .null
+                    return (name.replacingOccurrences(of: " ", with: "_"), .dictionary(figures))
                 }))
         tree["peak_memory_vs_input"] = .dictionary(
             ArchiveDictionary(
@@ -237,6 +277,8 @@ struct BenchmarkSuite {
         progress("chain lengths")
         (results.chainObjects, results.perStepNanoseconds) = try ChainBenchmark.run(
             lengths: options.chainLengths, objects: options.quick ? 5_000 : 20_000, runs: options.runs)
+        results.perKeyNanoseconds = try LargeDictionaryBenchmark.run(
+            sizes: options.dictionarySizes, runs: options.runs, progress: progress)
         return results
     }
 }

@@ -137,7 +137,8 @@ public struct ArchiveEncoder: Sendable {
             if let readableBy {
                 throw ArchiveError(
                     .invalidValue,
-                    "readableBy \(readableBy): the plain document '\(chain.name)' has no envelope to carry the way down in")
+                    "readableBy \(readableBy): the plain document '\(chain.name)' has no envelope to carry the way down in"
+                )
             }
             var root = try Self.plainValue(encodeValue(value), document: chain.name, path: .root)
             try chain.storeVersion(documentVersion ?? chain.currentVersion, in: &root)

@@ -15,7 +15,7 @@ struct ForwardCompatibilityTests {
     let registry: ModelRegistry
 
     init() throws {
-        registry = try SketchRegistry.registry()
+        registry = try SketchModel.SketchRegistry.registry()
     }
 
     /// Every archive every release of the sample app wrote, opened by today's app.
@@ -28,7 +28,7 @@ struct ForwardCompatibilityTests {
 
     /// Today's encoder, writing for `release`.
     func encoder(readableBy release: String?) -> ArchiveEncoder {
-        var encoder = SketchRegistry.encoder()
+        var encoder = SketchModel.SketchRegistry.encoder()
         encoder.registry = registry
         encoder.readableBy = release
         return encoder
@@ -36,7 +36,7 @@ struct ForwardCompatibilityTests {
 
     /// What `release` would have written for `drawing`: today's tree downgraded to it.
     func writtenBy(_ release: String, _ drawing: SketchModel.Drawing) throws -> ArchiveValue {
-        var tree = try SketchRegistry.encoder().encodeTree(drawing)
+        var tree = try SketchModel.SketchRegistry.encoder().encodeTree(drawing)
         try MigrationPass(catalog: registry.catalog).downgrade(&tree, toRelease: release)
         return tree
     }
@@ -60,7 +60,9 @@ struct ForwardCompatibilityTests {
         let saved = try Sketch1_1.encoder().encode(opened)
         let back = try ArchiveDecoder(registry: registry).decode(SketchModel.Drawing.self, from: saved)
         drawing.title += " (edited in 1.1)"
-        #expect(try SketchRegistry.encoder().encodeTree(back) == SketchRegistry.encoder().encodeTree(drawing))
+        #expect(
+            try SketchModel.SketchRegistry.encoder().encodeTree(back)
+                == SketchModel.SketchRegistry.encoder().encodeTree(drawing))
     }
 
     @Test(
@@ -79,7 +81,9 @@ struct ForwardCompatibilityTests {
         let saved = try Sketch1_0.encoder().encode(opened)
         let back = try ArchiveDecoder(registry: registry).decode(SketchModel.Drawing.self, from: saved)
         drawing.title += " (edited in 1.0)"
-        #expect(try SketchRegistry.encoder().encodeTree(back) == SketchRegistry.encoder().encodeTree(drawing))
+        #expect(
+            try SketchModel.SketchRegistry.encoder().encodeTree(back)
+                == SketchModel.SketchRegistry.encoder().encodeTree(drawing))
     }
 
     @Test("what 1.1 cannot hold is kept beside each object it belongs to, and today's values come back unchanged")
@@ -183,7 +187,7 @@ struct ForwardCompatibilityTests {
         let drawing = try today("v3/ui-mockup.json")
         drawing.models = try today("v4/moodboard.json").models
         let many = try today("v3/ui-mockup.json")
-        var shapes: [any SketchShape] = []
+        var shapes: [any SketchModel.SketchShape] = []
         var models: [SketchModel.Model] = []
         for _ in 0..<1_000 { shapes += try today("v3/ui-mockup.json").shapes }
         for _ in 0..<100 { models += try today("v4/moodboard.json").models }
