@@ -39,6 +39,7 @@ struct RulesFileTests {
         Spelling(rule: ["convert": "n", "using": "boolToString"], expected: "convert(n: boolToString)"),
         Spelling(rule: ["convert": "n", "using": "intToDouble"], expected: "convert(n: intToDouble)"),
         Spelling(rule: ["convert": "n", "using": "doubleToInt"], expected: "convert(n: doubleToInt)"),
+        Spelling(rule: ["convert": "n", "using": "doubleToFloat"], expected: "convert(n: doubleToFloat)"),
         Spelling(
             rule: ["convert": "d", "using": "date", "from": "iso8601", "to": "date"],
             expected: "convert(d: date(iso8601))"),

@@ -201,7 +201,8 @@ extension ValueConverter {
     /// downgrade. (A `Float` that became a `Double` needs no conversion: every `Float` is a
     /// `Double`.)
     public static let doubleToFloat = ValueConverter(
-        name: "doubleToFloat", inverseName: nil, forward: roundToFloat, inverse: nil)
+        name: "doubleToFloat", inverseName: nil, spelling: .named(.doubleToFloat), forward: roundToFloat,
+        inverse: nil)
 
     @Sendable
     private static func parseInt(_ value: ArchiveValue) throws -> ArchiveValue {
