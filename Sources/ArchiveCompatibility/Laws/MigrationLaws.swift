@@ -46,7 +46,8 @@ public struct LawOptions: Sendable, Hashable {
 /// A failure is shrunk to the smallest object that still breaks the law in the same place and
 /// names the type, version, step and rule, with the seed that replays it. Steps without an
 /// inverse (`remove` without `restoring`, a one-way converter) skip the round trips through
-/// them; release fallbacks (`DowngradeFallback`) are projections for releases, not steps,
+/// them; a step that declares its inverse as a whole (`MigrationStep.inverseRules`) is checked
+/// with it, and named without a rule when it breaks; release fallbacks (`DowngradeFallback`) are projections for releases, not steps,
 /// and are not checked.
 public struct MigrationLaws: Sendable {
     /// The chains.
@@ -348,7 +349,7 @@ private struct ChainRun {
             from: object, to: back, options: ArchiveDiff.Options(nullMeansAbsent: true))
         guard !differences.isEmpty else { return nil }
         var result = violation(.upgradeThenDowngrade, version, object, details: differences.map(\.description))
-        let culprit = locateUpgrade(object, from: version) { input, rule in
+        let culprit = locateUpgrade(object, from: version, checksDeclaredInverses: true) { input, rule in
             guard let inverse = rule.inverse else { return false }
             var back = input.target
             do {
@@ -399,7 +400,7 @@ private struct ChainRun {
         var result = violation(.downgradeThenUpgrade, version, object, details: differences.map(\.description))
         if let (step, rule) = locateDowngrade(object, to: version) {
             result.step = step.label(chain.typeName)
-            result.rule = rule.description
+            result.rule = rule?.description
         }
         return .broken(result)
     }
@@ -454,11 +455,30 @@ private struct ChainRun {
 
     /// Replays the upgrade of `object` rule by rule; returns the first step and rule for which
     /// `isCulprit` holds (given the rule's input), or the step whose rule throws.
+    ///
+    /// A step that declares its inverse as a whole (`MigrationStep.inverseRules`) is undone as
+    /// a whole: with `checksDeclaredInverses`, it is the culprit (without a rule) when its
+    /// inverse does not give back what the step was given.
     func locateUpgrade(
-        _ object: ArchiveValue, from version: Int, where isCulprit: (RuleInput, MigrationRule) -> Bool
+        _ object: ArchiveValue, from version: Int, checksDeclaredInverses: Bool = false,
+        where isCulprit: (RuleInput, MigrationRule) -> Bool
     ) -> (MigrationStep, MigrationRule?)? {
         guard case .object(var current) = object else { return nil }
         for step in steps where step.from >= version && step.to <= self.current {
+            if checksDeclaredInverses, let inverseRules = step.inverseRules {
+                var there = MigrationTarget(object: current)
+                var back: MigrationTarget
+                do {
+                    for rule in step.rules { try rule.apply(to: &there) }
+                    back = there
+                    for rule in inverseRules { try rule.apply(to: &back) }
+                } catch {
+                    return (step, nil)
+                }
+                if !Self.same(current, back) { return (step, nil) }
+                current = Self.object(there, version: step.to)
+                continue
+            }
             var target = MigrationTarget(object: current)
             for rule in step.rules {
                 let input = RuleInput(target: target, original: Self.object(target, version: step.from))
@@ -471,10 +491,29 @@ private struct ChainRun {
     }
 
     /// Replays the downgrade of today's `object` rule by rule; returns the first step and rule
-    /// whose inverse the rule does not undo (keys it adds with a default excepted).
-    func locateDowngrade(_ object: ArchiveValue, to version: Int) -> (MigrationStep, MigrationRule)? {
+    /// whose inverse the rule does not undo (keys it adds with a default excepted), or the first
+    /// step whose declared inverse (`MigrationStep.inverseRules`) the step does not undo.
+    func locateDowngrade(_ object: ArchiveValue, to version: Int) -> (MigrationStep, MigrationRule?)? {
         guard case .object(var current) = object else { return nil }
         for step in steps.reversed() where step.from >= version && step.to <= self.current {
+            if let inverseRules = step.inverseRules {
+                var down = MigrationTarget(object: current)
+                var again: MigrationTarget
+                do {
+                    for rule in inverseRules { try rule.apply(to: &down) }
+                    again = down
+                    for rule in step.rules { try rule.apply(to: &again) }
+                } catch {
+                    return (step, nil)
+                }
+                let upgraded = ArchiveValue.object(Self.object(again, version: step.to))
+                let differences = ArchiveDiff.differences(
+                    from: .object(current), to: upgraded, options: ArchiveDiff.Options(nullMeansAbsent: true)
+                ).filter { !Self.isExcused($0, in: upgraded, by: step.rules.flatMap(\.addedDefaults)) }
+                if !differences.isEmpty { return (step, nil) }
+                current = Self.object(down, version: step.from)
+                continue
+            }
             var target = MigrationTarget(object: current)
             for rule in step.rules.reversed() {
                 guard let inverse = rule.inverse else { return nil }

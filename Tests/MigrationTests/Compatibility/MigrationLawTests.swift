@@ -51,6 +51,25 @@ final class Meter: VersionedModel {
         properties: [.init(name: "count", type: "Int32", optional: false, behavior: .unconditional)])
 }
 
+/// v1 `{label, reserved}` with `reserved` always 0; v2 drops it and declares the step's inverse
+/// as a whole (`inverseRules`), putting back the wrong value.
+final class Valve: VersionedModel {
+    var label: String
+    static let modelVersion = 2
+    static let migrationSteps = [
+        MigrationStep(
+            from: 1, to: 2, name: "reserved dropped", rules: [.remove("reserved")],
+            inverseRules: [.add("reserved", default: 1)])
+    ]
+
+    static let v1 = ModelSchema(
+        typeName: "Valve", version: 1,
+        properties: [
+            .init(name: "label", type: "String", optional: false, behavior: .unconditional),
+            .init(name: "reserved", type: "Int", optional: false, behavior: .unconditional, values: [0]),
+        ])
+}
+
 /// A chain without an inverse: the round trips are skipped, the upgrade is still checked.
 struct Ticket: VersionedModel {
     var title: String
@@ -156,6 +175,20 @@ struct MigrationLawTests {
         // The Style inside is still a whole Style v2: shrinking never drops a key its snapshot requires.
         let style = try #require(violation.counterexample["style"]?.objectValue)
         #expect(Set(style.fields.keys) == ["stroke", "width"])
+    }
+
+    @Test("a step's declared inverse is checked as a whole, and a wrong one names the step")
+    func declaredInverse() throws {
+        let (scratch, store) = try store([Valve.self], [Valve.v1])
+        _ = scratch
+        let report = MigrationLaws(registry: try ModelRegistry([Valve.self]), schemas: store).run()
+        let failure = try #require(report.failures.first, "\(report)")
+        guard case .failed(let violation) = failure.outcome else { return }
+        #expect(failure.subject == "Valve v1 → v2")
+        #expect(violation.law == .upgradeThenDowngrade)
+        #expect(violation.step == "Valve v1 → v2 (reserved dropped)")
+        #expect(violation.rule == nil)
+        #expect(violation.details == ["~ reserved: 0 → 1"])
     }
 
     @Test("the same seed replays the same counterexample; another seed finds the break too")
