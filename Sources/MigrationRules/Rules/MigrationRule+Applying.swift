@@ -59,9 +59,7 @@ extension MigrationRule {
             target.fields.setKey(newKey, at: index)
 
         case .add(let key, let value):
-            if target.fields.index(forKey: key) == nil {
-                target.fields.appendUnchecked(value, forKey: key)
-            }
+            target.fields.appendIfAbsent(value, forKey: key)
 
         case .remove(let key, _):
             target.fields.removeValue(forKey: key)

@@ -53,6 +53,25 @@ final class KeyIndex: @unchecked Sendable {
     /// Whether one more key would fill the table past three quarters.
     var isFull: Bool { (occupied + 1) * 4 > (mask + 1) * 3 }
 
+    /// A table of `size` slots (a power of two, larger than this one's) holding this one's
+    /// slots, each placed from its home bucket there: the low 32 bits of its key's hash, which
+    /// the slot stores, give that bucket for any table of up to 2³² slots. No key is hashed or
+    /// read again, and both tables are read and written nearly in order.
+    func grown(to size: Int) -> KeyIndex {
+        let grown = KeyIndex(size: size)
+        let newMask = grown.mask
+        for bucket in 0...mask {
+            let slot = slots[bucket]
+            guard slot != 0 else { continue }
+            var target = Int(truncatingIfNeeded: slot >> 32) & newMask
+            while grown.slots[target] != 0 { target = (target &+ 1) & newMask }
+            grown.slots[target] = slot
+        }
+        grown.occupied = occupied
+        grown.firstDuplicate = firstDuplicate
+        return grown
+    }
+
     func copy() -> KeyIndex {
         let copy = KeyIndex(size: mask + 1)
         copy.slots.update(from: slots, count: mask + 1)
@@ -93,6 +112,17 @@ final class KeyIndex: @unchecked Sendable {
             }
             bucket = (bucket &+ 1) & mask
         }
+    }
+
+    /// Indexes `key`, about to be appended to `entries` at `position`, unless it is there
+    /// already: its position then, else `nil` (one probe for both). The table must not be full.
+    func insertIfAbsent(_ key: String, at position: Int, in entries: [ArchiveDictionary.Entry]) -> Int? {
+        let hash = Self.hash(key)
+        let (bucket, found) = self.bucket(of: key, hash: hash, in: entries)
+        if found { return Self.position(slots[bucket]) }
+        slots[bucket] = Self.tag(hash) | UInt64(truncatingIfNeeded: position &+ 1)
+        occupied &+= 1
+        return nil
     }
 
     /// The position of `key` among `entries`.
@@ -206,11 +236,29 @@ extension ArchiveDictionary {
     @usableFromInline
     mutating func indexAppendedEntry() {
         // No reference to the index is held across `uniqueKeyIndex()`, which would copy it.
-        guard keyIndex?.isFull == false else {
+        guard let full = keyIndex?.isFull else {
             rebuildKeyIndex()
             return
         }
+        if full, let index = keyIndex {
+            keyIndex = index.grown(to: KeyIndex.size(for: entries.count))
+        }
         uniqueKeyIndex()?.insert(entries.count - 1, in: entries)
+    }
+
+    /// Appends `value` for `key` unless the dictionary has `key` (the same Unicode scalars);
+    /// `false` when it has. An indexed dictionary finds and indexes the key with one probe.
+    @discardableResult
+    package mutating func appendIfAbsent(_ value: ArchiveValue, forKey key: String) -> Bool {
+        guard keyIndex?.isFull == false, uniqueKeyIndex() != nil else {
+            guard index(forKey: key) == nil else { return false }
+            appendUnchecked(value, forKey: key)
+            return true
+        }
+        // No reference to the index is held across `uniqueKeyIndex()`, which would copy it.
+        if keyIndex?.insertIfAbsent(key, at: entries.count, in: entries) != nil { return false }
+        entries.append(Entry(key: key, value: value))
+        return true
     }
 
     /// Removes the entry at `position` from an indexed dictionary.

@@ -127,7 +127,12 @@ struct LargeDictionaryTests {
                     let old = reference.keys.randomElement(using: &random) ?? key
                     #expect(dictionary.renameKey(old, to: key) == reference.rename(old, to: key))
                 default:
-                    if reference.position(of: key) == nil {
+                    if step.isMultiple(of: 2) {
+                        // What an `add` rule does: append unless present, in one probe when indexed.
+                        let absent = reference.position(of: key) == nil
+                        #expect(dictionary.appendIfAbsent(value, forKey: key) == absent)
+                        if absent { reference.set(value, forKey: key) }
+                    } else if reference.position(of: key) == nil {
                         dictionary.appendUnchecked(value, forKey: key)
                         reference.set(value, forKey: key)
                     } else {
