@@ -14,16 +14,24 @@ enum CheckCommand: ArchiveCommand {
             tool, built with ArchiveMigrateKit, compares its models with the snapshots), when a version has no \
             migration path to today's, or when a fixture fails to upgrade, decode or match its golden. \
             Set ARCHIVE_MIGRATE_RECORD=1 (or --record) to write missing snapshots and goldens.
+
+            With --sqlite FILE --table T --column C (or --ndjson), checks a store instead: every archive in it \
+            must read and upgrade with the rules.
             """,
         arguments: [
             ArgumentSpec("fixtures", optional: true, help: "The fixtures folder (default: Fixtures/archives).")
         ],
         options: [
-            .checkRules, .schemas, .junit, .record, .checkAllowNewer, .checkFormat,
+            .checkRules, .schemas, .junit, .record, .checkAllowNewer, .checkFormat, .sqlite, .table, .column, .key,
+            .busyTimeout, .ndjson,
         ])
 
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus {
         let format = try context.outputFormat(arguments, allowed: [.text, .json, .github])
+        let source = try ArchiveSource(arguments, context: context, filesOptional: true)
+        guard case .files = source else {
+            return try StoreCensus.check(source, rules: arguments.all(.checkRules), format: format, context: context)
+        }
         let fixtures = context.url(arguments.positional.first ?? "Fixtures/archives")
         guard FileManager.default.fileExists(atPath: fixtures.path) else {
             throw ArchiveError(.io, "no fixtures folder at \(fixtures.path)")

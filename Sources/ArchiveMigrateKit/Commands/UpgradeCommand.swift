@@ -11,9 +11,12 @@ enum UpgradeCommand: ArchiveCommand {
             and the document through its chain, and writes it back in the same format. Files are processed in \
             parallel.
             """ + "\n\n" + BatchHelp.discussion(verb: "upgrade"),
-        arguments: [ArgumentSpec("file", repeating: true, help: "The archives to upgrade.")],
-        options: OptionSpec.migration + OptionSpec.destination + [
-            .upgradeTarget, .allowNewer, .format,
+        arguments: [
+            ArgumentSpec(
+                "file", repeating: true, optional: true, help: "The archives to upgrade ('-': standard input).")
+        ],
+        options: OptionSpec.migration + OptionSpec.destination + OptionSpec.stores + [
+            .skipFailed, .nested, .upgradeTarget, .allowNewer, .format,
         ])
 
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus {
@@ -25,14 +28,13 @@ enum UpgradeCommand: ArchiveCommand {
         guard !catalog.isEmpty else {
             throw UsageError("no migration chains: give a rules file with '--rules <file>'")
         }
+        let processor = try BatchProcessor(context: context, arguments: arguments, catalog: catalog, format: format)
         let pass = MigrationPass(
             catalog: catalog,
-            options: MigrationOptions(allowsNewerVersions: arguments.flag(.allowNewer), recordsSteps: true))
-        let processor = try BatchProcessor(context: context, arguments: arguments, catalog: catalog, format: format)
-        let result = try processor.run(arguments.positional) { tree, document in
+            options: MigrationOptions(
+                allowsNewerVersions: arguments.flag(.allowNewer), recordsSteps: processor.recordsSteps))
+        return try processor.run(arguments.positional, verb: "upgraded") { tree, document in
             try pass.upgrade(&tree, document: document)
         }
-        return try Reporting.print(
-            result, verb: "upgraded", format: format, dryRun: processor.dryRun, context: context)
     }
 }
