@@ -17,6 +17,10 @@ struct BenchmarkOptions {
     var sizes: [Int]
     /// Chain lengths for the per-step measurement.
     var chainLengths = [1, 10, 100]
+    /// Rows of the SQLite case; files and NDJSON lines of the batch-memory cases (0: skipped).
+    var storeRows: Int
+    var batchFiles: Int
+    var batchLines: Int
 
     /// The decoder's options for every size: a million shapes are 14 million values, above
     /// `ArchiveLimits.maxObjectCount`'s default of 10 million, so the benchmark raises that one
@@ -30,6 +34,9 @@ struct BenchmarkOptions {
     init(quick: Bool) {
         self.quick = quick
         sizes = quick ? [2_000, 10_000] : [10_000, 100_000, 1_000_000]
+        storeRows = quick ? 10_000 : 100_000
+        batchFiles = quick ? 0 : 20_000
+        batchLines = quick ? 0 : 1_000_000
     }
 }
 
@@ -48,6 +55,7 @@ struct BenchmarkResults {
     var chainObjects = 0
     /// Peak resident-set growth divided by the input size, per case.
     var peakMemory: [String: Double] = [:]
+    var stores: StoreBenchmark.Results?
     var options: BenchmarkOptions
 
     /// The headline size: the middle one of the full run, the largest of a quick one.
@@ -110,6 +118,27 @@ struct BenchmarkResults {
         for (name, ratio) in peakMemory.sorted(by: { $0.key < $1.key }) {
             lines.append("  " + pad(name, 40) + String(format: "%.2f×", ratio))
         }
+        if let stores {
+            lines.append(
+                "archives in stores: upgrade --sqlite on \(stores.rows) rows of small archives, each run on a fresh copy"
+            )
+            for (name, rate) in stores.rowsPerSecond.sorted(by: { $0.value > $1.value }) {
+                lines.append(
+                    "  " + pad(name, 40) + String(format: "%.0f rows/s", rate)
+                        + String(format: ", peak %.1f MB", Double(stores.peakBytes[name] ?? 0) / 1e6))
+            }
+            if let ratio = stores.ratio {
+                lines.append("  " + pad("ModelVersioning vs Python", 40) + String(format: "%.2f×", ratio))
+            }
+            if let skipped = stores.pythonSkipped { lines.append("  Python skipped: \(skipped)") }
+            for batch in stores.batches {
+                lines.append(
+                    "  " + pad("peak memory, \(batch.count) \(batch.name)", 40)
+                        + String(
+                            format: "%.1f MB (the largest alone: %.1f MB)", Double(batch.peak) / 1e6,
+                            Double(batch.single) / 1e6))
+            }
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -141,6 +170,32 @@ struct BenchmarkResults {
         tree["peak_memory_vs_input"] = .dictionary(
             ArchiveDictionary(
                 peakMemory.sorted(by: { $0.key < $1.key }).map { ($0.key, .double(($0.value * 100).rounded() / 100)) }))
+        if let stores {
+            var store: ArchiveDictionary = ["rows": .int(Int64(stores.rows))]
+            store["rows_per_second"] = .dictionary(
+                ArchiveDictionary(
+                    stores.rowsPerSecond.sorted { $0.key < $1.key }.map { ($0.key, .double($0.value.rounded())) }))
+            store["vs_python"] = stores.ratio.map { .double(($0 * 100).rounded() / 100) } ?? .null
+            store["peak_memory_mb"] = .dictionary(
+                ArchiveDictionary(
+                    stores.peakBytes.sorted { $0.key < $1.key }.map {
+                        ($0.key, .double((Double($0.value) / 1e5).rounded() / 10))
+                    }))
+            tree["sqlite"] = .dictionary(store)
+            tree["sqlite_vs_python"] = store["vs_python"]
+            tree["batch_peak_memory_mb"] = .dictionary(
+                ArchiveDictionary(
+                    stores.batches.map { batch in
+                        (
+                            batch.name,
+                            [
+                                "count": .int(Int64(batch.count)),
+                                "batch": .double((Double(batch.peak) / 1e5).rounded() / 10),
+                                "largest_alone": .double((Double(batch.single) / 1e5).rounded() / 10),
+                            ]
+                        )
+                    }))
+        }
         tree["headline_objects"] = .int(Int64(headlineSize))
         tree["runs"] = .int(Int64(options.runs))
         tree["cases"] = .array(
@@ -237,6 +292,9 @@ struct BenchmarkSuite {
         progress("chain lengths")
         (results.chainObjects, results.perStepNanoseconds) = try ChainBenchmark.run(
             lengths: options.chainLengths, objects: options.quick ? 5_000 : 20_000, runs: options.runs)
+        results.stores = try StoreBenchmark.run(
+            rows: options.storeRows, runs: options.runs, batchFiles: options.batchFiles, batchLines: options.batchLines,
+            progress: progress)
         return results
     }
 }
@@ -251,6 +309,13 @@ extension FoundationShape {
 
 /// Alternating timed runs.
 enum Timing {
+    /// Seconds on a monotonic clock.
+    static func now() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
     static func seconds(_ body: () throws -> Void) rethrows -> Double {
         var start = timespec()
         var end = timespec()

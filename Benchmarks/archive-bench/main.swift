@@ -1,13 +1,17 @@
 // archive-bench: ModelVersioning side by side with Foundation, in one process.
 //
-//   swift run -c release archive-bench            # full run: 10k, 100k, 1M objects
+//   swift run -c release archive-bench            # full run: 10k, 100k, 1M objects; 100k SQLite rows
 //   swift run -c release archive-bench --quick    # small sizes only (what CI runs)
 //   swift run -c release archive-bench --json     # machine-readable ratios
 //
 // Contenders alternate within each run; every figure is the median of at least five runs.
 // Ratios above 1 mean ModelVersioning is faster. Peak memory is measured in a child process per
-// case (the high-water mark of its resident set, minus the input it was handed).
+// case (the high-water mark of its resident set, minus the input it was handed). The store cases
+// run archive-migrate (this executable with --run-tool) and a Python script as processes of their
+// own: SQLite rows per second of both, and the peak memory of batches of files and NDJSON lines
+// next to their largest archive alone.
 
+import ArchiveMigrateKit
 import Foundation
 import ModelVersioning
 
@@ -20,6 +24,11 @@ import ModelVersioning
 #endif
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+
+if arguments.first == "--run-tool" {
+    // Child mode for the store cases: the archive-migrate tool, in this process.
+    exit(ArchiveMigrate().run(Array(arguments.dropFirst())))
+}
 
 if let index = arguments.firstIndex(of: "--measure-memory"), index + 2 < arguments.count {
     // Child mode: run one case once on the input file and print the peak resident set growth.
