@@ -118,27 +118,7 @@ struct BenchmarkResults {
         for (name, ratio) in peakMemory.sorted(by: { $0.key < $1.key }) {
             lines.append("  " + pad(name, 40) + String(format: "%.2f×", ratio))
         }
-        if let stores {
-            lines.append(
-                "archives in stores: upgrade --sqlite on \(stores.rows) rows of small archives, each run on a fresh copy"
-            )
-            for (name, rate) in stores.rowsPerSecond.sorted(by: { $0.value > $1.value }) {
-                lines.append(
-                    "  " + pad(name, 40) + String(format: "%.0f rows/s", rate)
-                        + String(format: ", peak %.1f MB", Double(stores.peakBytes[name] ?? 0) / 1e6))
-            }
-            if let ratio = stores.ratio {
-                lines.append("  " + pad("ModelVersioning vs Python", 40) + String(format: "%.2f×", ratio))
-            }
-            if let skipped = stores.pythonSkipped { lines.append("  Python skipped: \(skipped)") }
-            for batch in stores.batches {
-                lines.append(
-                    "  " + pad("peak memory, \(batch.count) \(batch.name)", 40)
-                        + String(
-                            format: "%.1f MB (the largest alone: %.1f MB)", Double(batch.peak) / 1e6,
-                            Double(batch.single) / 1e6))
-            }
-        }
+        if let stores { lines += stores.tableLines() }
         return lines.joined(separator: "\n")
     }
 
@@ -171,30 +151,7 @@ struct BenchmarkResults {
             ArchiveDictionary(
                 peakMemory.sorted(by: { $0.key < $1.key }).map { ($0.key, .double(($0.value * 100).rounded() / 100)) }))
         if let stores {
-            var store: ArchiveDictionary = ["rows": .int(Int64(stores.rows))]
-            store["rows_per_second"] = .dictionary(
-                ArchiveDictionary(
-                    stores.rowsPerSecond.sorted { $0.key < $1.key }.map { ($0.key, .double($0.value.rounded())) }))
-            store["vs_python"] = stores.ratio.map { .double(($0 * 100).rounded() / 100) } ?? .null
-            store["peak_memory_mb"] = .dictionary(
-                ArchiveDictionary(
-                    stores.peakBytes.sorted { $0.key < $1.key }.map {
-                        ($0.key, .double((Double($0.value) / 1e5).rounded() / 10))
-                    }))
-            tree["sqlite"] = .dictionary(store)
-            tree["sqlite_vs_python"] = store["vs_python"]
-            tree["batch_peak_memory_mb"] = .dictionary(
-                ArchiveDictionary(
-                    stores.batches.map { batch in
-                        (
-                            batch.name,
-                            [
-                                "count": .int(Int64(batch.count)),
-                                "batch": .double((Double(batch.peak) / 1e5).rounded() / 10),
-                                "largest_alone": .double((Double(batch.single) / 1e5).rounded() / 10),
-                            ]
-                        )
-                    }))
+            for (key, value) in stores.jsonEntries() { tree[key] = value }
         }
         tree["headline_objects"] = .int(Int64(headlineSize))
         tree["runs"] = .int(Int64(options.runs))

@@ -34,6 +34,58 @@ enum StoreBenchmark {
             else { return nil }
             return ours / theirs
         }
+
+        /// The results as lines of the benchmark's table.
+        func tableLines() -> [String] {
+            func pad(_ text: String) -> String {
+                text.padding(toLength: max(40, text.count), withPad: " ", startingAt: 0)
+            }
+            var lines = [
+                "archives in stores: upgrade --sqlite on \(rows) rows of small archives, each run on a fresh copy"
+            ]
+            for (name, rate) in rowsPerSecond.sorted(by: { $0.value > $1.value }) {
+                lines.append(
+                    "  " + pad(name) + String(format: "%.0f rows/s", rate)
+                        + String(format: ", peak %.1f MB", Double(peakBytes[name] ?? 0) / 1e6))
+            }
+            if let ratio { lines.append("  " + pad("ModelVersioning vs Python") + String(format: "%.2f×", ratio)) }
+            if let pythonSkipped { lines.append("  Python skipped: \(pythonSkipped)") }
+            for batch in batches {
+                lines.append(
+                    "  " + pad("peak memory, \(batch.count) \(batch.name)")
+                        + String(
+                            format: "%.1f MB (the largest alone: %.1f MB)", Double(batch.peak) / 1e6,
+                            Double(batch.single) / 1e6))
+            }
+            return lines
+        }
+
+        /// The results as entries of the benchmark's `--json` object: `sqlite` (rows, rows per
+        /// second and peak memory by contender, the ratio), `sqlite_vs_python` and
+        /// `batch_peak_memory_mb` (each batch's peak next to its largest archive alone).
+        func jsonEntries() -> [(String, ArchiveValue)] {
+            func megabytes(_ bytes: Int) -> ArchiveValue { .double((Double(bytes) / 1e5).rounded() / 10) }
+            var store: ArchiveDictionary = ["rows": .int(Int64(rows))]
+            store["rows_per_second"] = .dictionary(
+                ArchiveDictionary(
+                    rowsPerSecond.sorted { $0.key < $1.key }.map { ($0.key, .double($0.value.rounded())) }))
+            store["vs_python"] = ratio.map { .double(($0 * 100).rounded() / 100) } ?? .null
+            store["peak_memory_mb"] = .dictionary(
+                ArchiveDictionary(peakBytes.sorted { $0.key < $1.key }.map { ($0.key, megabytes($0.value)) }))
+            let batchEntries = batches.map { batch -> (String, ArchiveValue) in
+                (
+                    batch.name,
+                    [
+                        "count": .int(Int64(batch.count)), "batch": megabytes(batch.peak),
+                        "largest_alone": megabytes(batch.single),
+                    ]
+                )
+            }
+            return [
+                ("sqlite", .dictionary(store)), ("sqlite_vs_python", store["vs_python"] ?? .null),
+                ("batch_peak_memory_mb", .dictionary(ArchiveDictionary(batchEntries))),
+            ]
+        }
     }
 
     /// The Shape chain of the benchmark's models, as a rules file.

@@ -3,6 +3,7 @@
 //   swift run -c release archive-bench            # full run: 10k, 100k, 1M objects; 100k SQLite rows
 //   swift run -c release archive-bench --quick    # small sizes only (what CI runs)
 //   swift run -c release archive-bench --json     # machine-readable ratios
+//   swift run -c release archive-bench --stores   # the store cases alone (with --quick, --json)
 //
 // Contenders alternate within each run; every figure is the median of at least five runs.
 // Ratios above 1 mean ModelVersioning is faster. Peak memory is measured in a child process per
@@ -40,6 +41,26 @@ let json = arguments.contains("--json")
 var options = BenchmarkOptions(quick: quick)
 if let index = arguments.firstIndex(of: "--runs"), index + 1 < arguments.count, let runs = Int(arguments[index + 1]) {
     options.runs = max(5, runs)
+}
+
+if arguments.contains("--stores") {
+    // The store cases alone (SQLite rows next to Python, batch peak memory), in the same rows.
+    do {
+        let stores = try StoreBenchmark.run(
+            rows: options.storeRows, runs: options.runs, batchFiles: options.batchFiles, batchLines: options.batchLines,
+            progress: { line in if !json { FileHandle.standardError.write(Data((line + "\n").utf8)) } })
+        if json {
+            let tree = ArchiveValue.dictionary(ArchiveDictionary(stores.jsonEntries()))
+            FileHandle.standardOutput.write(
+                try ArchiveFormat.json.write(tree, options: ArchiveWritingOptions(markup: .plain)))
+        } else {
+            print(stores.tableLines().joined(separator: "\n"))
+        }
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("archive-bench: \(error)\n".utf8))
+        exit(2)
+    }
 }
 
 do {
