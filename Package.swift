@@ -52,6 +52,14 @@ let package = Package(
         .executableTarget(
             name: "sketch-migrate", dependencies: ["ArchiveMigrateKit", "SketchModel"],
             path: "Examples/Sketch/sketch-migrate"),
+        // The models of each shipped release of the sample app, as that release compiled them, knowing nothing
+        // of any later one: the tests open every archive written for a release with that release's own code.
+        .target(
+            name: "SketchRelease1_0", dependencies: ["ModelVersioning"], path: "Examples/Sketch/Releases/Sketch1_0"),
+        .target(
+            name: "SketchRelease1_1", dependencies: ["ModelVersioning"], path: "Examples/Sketch/Releases/Sketch1_1"),
+        .target(
+            name: "SketchRelease1_2", dependencies: ["ModelVersioning"], path: "Examples/Sketch/Releases/Sketch1_2"),
         // Depends on MigrationRules alone, so that the build checks that migrations need no Codable and
         // no formats.
         .testTarget(name: "MigrationRulesTests", dependencies: ["MigrationRules"]),
@@ -60,7 +68,7 @@ let package = Package(
             // The command-line tools are dependencies so that they are built for the tests that run them.
             dependencies: [
                 "ModelVersioning", "MigrationRules", "ArchiveCompatibility", "ArchiveMigrateKit", "SketchModel",
-                "archive-migrate", "sketch-migrate",
+                "SketchRelease1_0", "SketchRelease1_1", "SketchRelease1_2", "archive-migrate", "sketch-migrate",
             ]),
     ],
     swiftLanguageModes: [.v6]

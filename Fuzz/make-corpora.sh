@@ -23,6 +23,7 @@ copy() {
         [ -f "$file" ] || continue
         [ "$(wc -c <"$file")" -le 262144 ] || continue
         local name=${file#"$fixtures"/}
+        name=${name#./}
         cp "$file" "$corpus/${name//\//_}"
     done
 }

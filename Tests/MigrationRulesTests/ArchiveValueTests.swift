@@ -43,15 +43,18 @@ struct ArchiveValueTests {
         #expect(a.index(forKey: "left", startingAt: 1) == 0)
     }
 
-    @Test("keys compare as Swift strings: canonically equivalent spellings are one key")
+    @Test("keys are their exact Unicode scalars: canonically equivalent spellings are two keys")
     func canonicalKeys() {
-        // KELVIN SIGN (3 UTF-8 bytes) is "K" (1 byte); a precomposed "é" (2) is "e" + U+0301 (3).
+        // KELVIN SIGN (3 UTF-8 bytes) is not "K" (1 byte); a precomposed "é" (2) is not "e" + U+0301 (3),
+        // although Swift's `==` finds each pair equal.
         let d: ArchiveDictionary = ["a": 0, "\u{212A}": 1, "caf\u{E9}": 2]
-        #expect(d.index(forKey: "K") == 1)
-        #expect(d.index(forKey: "cafe\u{301}") == 2)
-        #expect(d.index(forKey: "K", startingAt: 2) == 1)
-        #expect(d.index(forKey: "cafe\u{301}", startingAt: 1) == 2)
-        #expect(d["K"] == 1)
+        #expect(d.index(forKey: "K") == nil)
+        #expect(d.index(forKey: "cafe\u{301}") == nil)
+        #expect(d.index(forKey: "K", startingAt: 2) == nil)
+        #expect(d.index(forKey: "cafe\u{301}", startingAt: 1) == nil)
+        #expect(d["K"] == nil)
+        #expect(d["\u{212A}"] == 1)
+        #expect(d.index(forKey: "caf\u{E9}", startingAt: 1) == 2)
     }
 
     @Test("objects copy on write")

@@ -197,6 +197,72 @@ struct RulesFileTests {
         #expect(report.description == "Upgraded document people from v1 to v3 (split names, v2 → v3).")
     }
 
+    /// A document chain `d` with `plain` set to `value`.
+    static func plainDocument(_ value: ArchiveValue) -> ArchiveValue {
+        [
+            "formatVersion": 1,
+            "document": ["name": "d", "versionPath": "meta.version", "currentVersion": 1, "plain": value],
+        ]
+    }
+
+    static let plainStyles: [(ArchiveValue, DocumentStyle)] = [
+        (true, .plain),
+        (false, .archive),
+        ([:], .plain(DocumentConventions(dates: .iso8601, data: .base64))),
+        (["dates": "millisecondsSince1970"], .plain(DocumentConventions(dates: .millisecondsSince1970))),
+        (["dates": "secondsSince1970", "data": "base64"], .plain(DocumentConventions(dates: .secondsSince1970))),
+        (
+            ["dates": ["pattern": "yyyy-MM-dd"], "comment": "days"],
+            .plain(DocumentConventions(dates: .pattern("yyyy-MM-dd")))
+        ),
+    ]
+
+    @Test("a document chain declares a plain document and its spellings of dates and data", arguments: plainStyles)
+    func plainStyle(_ value: ArchiveValue, _ style: DocumentStyle) throws {
+        let catalog = try MigrationCatalog(rulesFile: Self.plainDocument(value), fileName: "rules.json")
+        #expect(catalog.document(named: "d")?.style == style)
+    }
+
+    @Test("a document chain without 'plain' is an archive")
+    func archiveStyleByDefault() throws {
+        let catalog = try MigrationCatalog(rulesFile: Self.peopleFile, fileName: "people.json")
+        #expect(catalog.document(named: "people")?.style == .archive)
+    }
+
+    static let formats =
+        #""iso8601", "millisecondsSince1970", "secondsSince1970", "secondsSinceReferenceDate" or {"pattern": "yyyy-MM-dd"}"#
+
+    static let brokenPlainStyles: [(ArchiveValue, String, String)] = [
+        (
+            "yes", "document.plain",
+            #"'plain' must be true, false or the document's conventions such as {"dates": "iso8601", "data": "base64"}; "#
+                + #"found string "yes""#
+        ),
+        (["dates": "unix"], "document.plain.dates", "unknown date format 'unix'; the formats are " + formats),
+        (["dates": "date"], "document.plain.dates", "unknown date format 'date'; the formats are " + formats),
+        (["data": "hex"], "document.plain.data", #"unknown data spelling 'hex'; the spellings are "base64""#),
+        (
+            ["date": "iso8601"], "document.plain.date",
+            #"unknown key 'date' in the conventions of a plain document, spelled {"dates": "iso8601", "data": "base64"}; "#
+                + "the keys are 'dates', 'data' (and 'comment')"
+        ),
+        (
+            ["dates": ["pattern": "yyyy-QQ"]], "document.plain.dates.pattern",
+            "date pattern 'yyyy-QQ' has 'QQ'; the fields are yyyy, MM, dd, HH, mm, ss and SSS, and literal letters go "
+                + "in single quotes"
+        ),
+    ]
+
+    @Test("a broken 'plain' fails at its path, naming the spellings", arguments: brokenPlainStyles)
+    func brokenPlainStyle(_ value: ArchiveValue, _ path: String, _ message: String) {
+        let error = archiveError {
+            _ = try MigrationCatalog(rulesFile: Self.plainDocument(value), fileName: "rules.json")
+        }
+        #expect(error?.code == .invalidRules)
+        #expect(error?.path.description == path)
+        #expect(error?.message == message)
+    }
+
     @Test("the excalidraw v1 library fields become roundness and boundElements, legacy keys deleted")
     func excalidraw() throws {
         // Upstream's loader: strokeSharpness "sharp" → roundness null, "round" → {type: …};

@@ -580,6 +580,81 @@ struct DocumentationExampleTests {
         #expect(downgraded.fields.keys == ["x", "y", "r"])
     }
 
+    @Test("WritingAMigration.md, Keep a foreign document plain: written and read back in its own spellings")
+    func foreignDocumentPlain() throws {
+        struct Preferences: Codable, Equatable {  // added for the test
+            var appearance: String
+            var lastSync: Date
+        }
+        // Added for the test: the preferences the example writes.
+        let preferences = Preferences(appearance: "dark", lastSync: Date(timeIntervalSince1970: 1_764_479_665))
+
+        let settings = DocumentMigrations(
+            name: "settings", versionPath: "version", currentVersion: 2,
+            style: .plain(DocumentConventions(dates: .millisecondsSince1970)),
+            steps: [MigrationStep(from: 1, to: 2, rules: [.rename("theme", to: "appearance")])])
+        let registry = try ModelRegistry([], documents: [settings])
+
+        var encoder = ArchiveEncoder(registry: registry)
+        encoder.document = "settings"
+        let data = try encoder.encode(preferences)  // {"appearance":"dark","lastSync":1764479665000,"version":2}
+
+        var options = DecodingOptions()
+        options.document = "settings"
+        let reopened = try ArchiveDecoder(registry: registry, options: options).decode(Preferences.self, from: data)
+
+        #expect(reopened == preferences)
+        #expect(
+            try ArchiveFormat.json.read(data, options: .init(markup: .plain))
+                == ["appearance": "dark", "lastSync": 1_764_479_665_000, "version": 2])
+        // A version 1 file opens too.
+        let v1 = Data(#"{"theme": "light", "lastSync": 1764479665000, "version": 1}"#.utf8)
+        let old = try ArchiveDecoder(registry: registry, options: options).decode(Preferences.self, from: v1)
+        #expect(old.appearance == "light")
+    }
+
+    @Test("OnDiskArchiveFormat.md, Plain documents: the chain declared in Swift writes the JSON shown")
+    func plainDocumentsSection() throws {
+        struct Person: Codable {  // added for the test
+            var firstName: String
+            var lastName: String
+            var born: Date
+            var photo: Data
+
+            enum CodingKeys: String, CodingKey {
+                case firstName = "first_name"
+                case lastName = "last_name"
+                case born
+                case photo
+            }
+        }
+        struct People: Codable { var people: [Person] }  // added for the test
+        let peopleSteps = [
+            MigrationStep(from: 1, to: 2, rules: []), MigrationStep(from: 2, to: 3, rules: []),
+        ]  // added for the test
+
+        let people = DocumentMigrations(
+            name: "people", versionPath: "schema_version", currentVersion: 3,
+            style: .plain(DocumentConventions(dates: .iso8601, data: .base64)),
+            steps: peopleSteps)
+
+        var encoder = ArchiveEncoder(registry: try ModelRegistry([], documents: [people]))  // added for the test
+        encoder.document = "people"
+        let file = People(people: [
+            Person(
+                firstName: "Fred", lastName: "Weasley", born: Date(timeIntervalSince1970: 260_271_000),
+                photo: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        ])
+        let text = try #require(
+            Self.blocks(
+                in: try String(
+                    contentsOf: Repository.url("Sources/ModelVersioning/ModelVersioning.docc/OnDiskArchiveFormat.md"),
+                    encoding: .utf8),
+                language: "json"
+            ).first { $0.code.contains("schema_version") })
+        #expect(String(decoding: try encoder.encode(file), as: UTF8.self) == text.code + "\n")
+    }
+
     @Test("WritingAMigration.md, The hard cases: a typed step runs both ways")
     func typedStep() throws {
         let catalog = try MigrationCatalog(types: [
@@ -720,6 +795,22 @@ struct DocumentationExampleTests {
             #expect(detected == format)
             #expect(again == stamps, "\(format)")
         }
+
+        // "NSKeyedArchiver archives": kyoto-trip written for release 1.0 begins as shown.
+        var kyoto = try ArchiveFormat.json.read(
+            try Data(contentsOf: Repository.url("Fixtures/archives/Sketch/expected/v1/kyoto-trip.json")))
+        try MigrationPass(catalog: try SketchRegistry.registry().catalog).downgrade(&kyoto, toRelease: "1.0")
+        let keyed = try ArchiveFormat.binaryPropertyList.read(
+            try ArchiveFormat.keyedArchive.write(kyoto), options: ArchiveReadingOptions(markup: .plain))
+        #expect(
+            keyed["$top"] == [
+                "root": .reference(1), "$archive": .reference(17), "$document": .reference(48),
+                "$documentVersion": .reference(17),
+            ])
+        let objects = try #require(keyed["$objects"]?.arrayValue)
+        #expect(objects[1].dictionaryValue?.keys == ["$class", "title", "meta", "shapes", "models", "MTLModelVersion"])
+        #expect(objects[2] == ["$classname": "Drawing", "$classes": ["Drawing", "NSObject"]])
+        #expect(objects[3] == "Kyoto trip — 京都の旅" && objects[17] == 1 && objects[48] == "Sketch")
     }
 
     // MARK: MigrationRules.docc
@@ -773,6 +864,7 @@ struct DocumentationExampleTests {
         let catalog = try MigrationCatalog(rulesFile: tree, fileName: "RulesFileFormat.md")
         #expect(catalog.migrations(forTypeName: "MyApp.Circle")?.currentVersion == 3)
         #expect(catalog.document(named: "people")?.currentVersion == 3)
+        #expect(catalog.document(named: "people")?.style == .plain(DocumentConventions(dates: .iso8601, data: .base64)))
     }
 
     @Test("WritingForOlderReleases.md: a drawing written for release 1.0 is at 1.0's versions")
@@ -991,7 +1083,8 @@ struct DocumentationExampleTests {
         var reading = ArchiveReadingOptions()
         reading.keyedArchive.rootKey = "root"  // the example names "foundItems": an archive that uses that key
         let root = try ArchiveFormat.keyedArchive.read(keyed, options: reading)
-        #expect(root == tree)
+        // The same archive, in Mantle's form: nil properties left out, `MTLModel` the superclass.
+        #expect(ArchiveDiff.differences(from: tree, to: root, options: .init(nullMeansAbsent: true)).isEmpty)
 
         // Sources/ModelVersioning/Coding/DecodingOptions.swift, `DecodingOptions`
         var decoding = DecodingOptions()
@@ -1008,6 +1101,63 @@ struct DocumentationExampleTests {
         var limited = DecodingOptions()
         limited.limits = limits
         _ = ArchiveDecoder(registry: registry, options: limited)
+    }
+
+    @Test("DocumentStyle, DocumentConventions, ArchiveDocument, ArchiveEncoder: the plain-document examples")
+    func plainDocumentDeclarations() throws {
+        // Sources/MigrationRules/Plan/DocumentStyle.swift, `DocumentStyle`
+        let people = DocumentMigrations(
+            name: "people", versionPath: "schema_version", currentVersion: 3,
+            style: .plain(DocumentConventions(dates: .iso8601, data: .base64)),
+            steps: [MigrationStep(from: 1, to: 2, rules: []), MigrationStep(from: 2, to: 3, rules: [])])  // steps added
+        #expect(people.style.conventions == DocumentConventions())
+
+        // Sources/MigrationRules/Plan/DocumentStyle.swift, `DocumentConventions`
+        let defaults = DocumentConventions()  // "2026-11-30T05:14:25Z", "iVBORw0KGgo="
+        let milliseconds = DocumentConventions(dates: .millisecondsSince1970)  // 1796015665000
+        let days = DocumentConventions(dates: .pattern("yyyy-MM-dd"))  // "2026-11-30"
+        let date: ArchiveValue = .date(Date(timeIntervalSince1970: 1_796_015_665))  // added for the test
+        for (conventions, expected) in [
+            (defaults, "\"2026-11-30T05:14:25Z\""), (milliseconds, "1796015665000"), (days, "\"2026-11-30\""),
+        ] {
+            let options = ArchiveWritingOptions(prettyPrinted: false, markup: .plain, conventions: conventions)
+            #expect(String(decoding: try ArchiveFormat.json.write(date, options: options), as: UTF8.self) == expected)
+        }
+
+        // Sources/ModelVersioning/Formats/ArchiveFormat.swift, `writing(_:)`
+        let chain = people  // added for the test
+        let options = ArchiveWritingOptions().writing(chain.style)
+        #expect(options.markup == .plain)
+
+        // Sources/ModelVersioning/Formats/ArchiveDocument.swift, `ArchiveDocument`
+        let catalog = try MigrationCatalog(
+            types: [],
+            documents: [
+                DocumentMigrations(
+                    name: "people", versionPath: "schema_version", currentVersion: 2,
+                    style: .plain(DocumentConventions(dates: .millisecondsSince1970)),
+                    steps: [MigrationStep(from: 1, to: 2, rules: [.convert("born", .date(format: .iso8601))])])
+            ])  // added for the test
+        var document = try ArchiveDocument(data: Data(#"{"born": "2026-11-30T05:14:25Z", "schema_version": 1}"#.utf8))
+        try MigrationPass(catalog: catalog).upgrade(&document.tree, document: "people")  // added for the test
+        if let conventions = catalog.document(named: "people")?.style.conventions {
+            document.conventions = conventions  // dates as milliseconds since 1970, say
+        }
+        #expect(
+            String(decoding: try document.data(), as: UTF8.self)
+                == #"{"born":1796015665000,"schema_version":2}"#)
+
+        // Sources/ModelVersioning/Coding/ArchiveEncoder.swift, `ArchiveEncoder`
+        do {
+            let file = ["people": [["name": "Fred"]]]  // added for the test
+            let registry = try ModelRegistry([], documents: [people])  // people.style == .plain(…)
+            var encoder = ArchiveEncoder(registry: registry)
+            encoder.document = "people"
+            let data = try encoder.encode(file)  // {"people": […], "schema_version": 3}
+            #expect(
+                try ArchiveFormat.json.read(data, options: .init(markup: .plain))
+                    == ["people": [["name": "Fred"]], "schema_version": 3])
+        }
     }
 
     @Test("UnknownFields: a newer archive's unknown keys are written back")

@@ -34,6 +34,11 @@ import ModelVersioning
 /// file alone), the upgraded tree itself is compared with the golden. A plain document (one
 /// without the envelope that names its document) is upgraded by the document chain named like
 /// its folder.
+///
+/// A golden is written as its fixture is spelled: an archive with the archive markup, a plain
+/// document as plain JSON — its own `$` keys as they are, its dates and data in its chain's
+/// `DocumentConventions` (`DocumentStyle.plain(_:)`), its version at the chain's version
+/// path — and it is compared as written, so a golden just recorded always passes.
 public struct FixtureSuite: Sendable {
     /// One archived fixture.
     public struct Fixture: Sendable, Hashable, CustomStringConvertible {
@@ -143,7 +148,8 @@ public struct FixtureSuite: Sendable {
         var report: MigrationReport?
         do {
             let data = try Data(contentsOf: fixture.url)
-            var tree = try ArchiveFormat.read(data, options: ArchiveReadingOptions(limits: options.limits)).0
+            let document = try ArchiveDocument(data: data, options: ArchiveReadingOptions(limits: options.limits))
+            var tree = document.tree
             var options = self.options
             if options.document == nil, registry.catalog.document(named: fixture.group) != nil {
                 // A plain document's chain is named by its folder (`people/v1/…` → "people").
@@ -153,7 +159,10 @@ public struct FixtureSuite: Sendable {
             report = try decoder.upgrade(&tree)
             let archived = { try? ArchiveFormat.read(data, options: ArchiveReadingOptions(limits: options.limits)).0 }
             let current = try reencode(tree, with: decoder, archived: archived) ?? tree
-            return Result(fixture: fixture, outcome: try compare(current, with: fixture), report: report)
+            let spelling = GoldenSpelling(document, chain: options.document.flatMap(registry.catalog.document(named:)))
+            return Result(
+                fixture: fixture, outcome: try compare(spelling.asWritten(current), with: fixture, spelling: spelling),
+                report: report)
         } catch {
             return Result(fixture: fixture, outcome: .failed(["\(error)"]), report: report)
         }
@@ -177,25 +186,51 @@ public struct FixtureSuite: Sendable {
         return try roundTrip(type)
     }
 
-    private func compare(_ current: ArchiveValue, with fixture: Fixture) throws -> Outcome {
+    /// How a fixture's golden is spelled: as the fixture was read (markup for an archive, none for
+    /// a plain document), with a plain document's dates and data in its chain's conventions.
+    struct GoldenSpelling {
+        var writing: ArchiveWritingOptions
+        var reading: ArchiveReadingOptions
+
+        init(_ document: ArchiveDocument, chain: DocumentMigrations?) {
+            switch document.markup {
+            case .plain:
+                writing = ArchiveWritingOptions(
+                    markup: .plain, conventions: chain?.style.conventions ?? DocumentConventions())
+                reading = ArchiveReadingOptions(markup: .plain)
+            case .archive, .automatic:
+                writing = ArchiveWritingOptions()
+                reading = ArchiveReadingOptions(markup: .automatic)
+            }
+        }
+
+        /// `tree` as its golden holds it: a plain document's dates and data become the strings
+        /// or numbers they are written as (an archive reads back exactly as it is).
+        func asWritten(_ tree: ArchiveValue) throws -> ArchiveValue {
+            guard writing.markup == .plain else { return tree }
+            return try ArchiveFormat.json.read(try ArchiveFormat.json.write(tree, options: writing), options: reading)
+        }
+    }
+
+    private func compare(_ current: ArchiveValue, with fixture: Fixture, spelling: GoldenSpelling) throws -> Outcome {
         let manager = FileManager.default
         guard manager.fileExists(atPath: fixture.goldenURL.path) else {
             if recordsGoldens {
-                try write(current, to: fixture.goldenURL)
+                try write(current, to: fixture.goldenURL, options: spelling.writing)
                 return .recorded
             }
             return .failed([
                 "no golden at \(relativePath(fixture.goldenURL)); record it with \(Self.recordEnvironmentVariable)=1"
             ])
         }
-        let golden = try ArchiveFormat.json.read(try Data(contentsOf: fixture.goldenURL))
+        let golden = try ArchiveFormat.json.read(try Data(contentsOf: fixture.goldenURL), options: spelling.reading)
         // A migration may add `"key": null` where the encoder leaves an absent optional out: both
         // decode the same, so they compare equal here.
         let differences = ArchiveDiff.differences(
             from: golden, to: current, options: ArchiveDiff.Options(nullMeansAbsent: true))
         if differences.isEmpty { return .passed }
         if recordsGoldens {
-            try write(current, to: fixture.goldenURL)
+            try write(current, to: fixture.goldenURL, options: spelling.writing)
             return .recorded
         }
         return .failed(
@@ -203,11 +238,11 @@ public struct FixtureSuite: Sendable {
                 + differences.map { "  " + $0.description })
     }
 
-    private func write(_ tree: ArchiveValue, to url: URL) throws {
+    private func write(_ tree: ArchiveValue, to url: URL, options: ArchiveWritingOptions) throws {
         do {
             try FileManager.default.createDirectory(
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try ArchiveFormat.json.write(tree).write(to: url, options: .atomic)
+            try ArchiveFormat.json.write(tree, options: options).write(to: url, options: .atomic)
         } catch let error as ArchiveError {
             throw error
         } catch {

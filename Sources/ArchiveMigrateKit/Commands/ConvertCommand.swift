@@ -10,13 +10,15 @@ enum ConvertCommand: ArchiveCommand {
             The archive tree is written as is: objects keep their type names, versions and identities, so \
             converting back gives the same tree. --plain writes JSON or property lists for other programs: objects \
             as dictionaries with their $type and $version keys, dates as ISO 8601 strings, data as base64. \
-            --output FILE is replaced atomically when it exists, keeping its mode, owner, group, extended \
-            attributes and symbolic link; a new file gets the input's permissions.
+            A plain document stays plain; with --document naming a plain document chain (from --rules or the \
+            app's own chains) its dates and data are written in that chain's spellings. --output FILE is \
+            replaced atomically when it exists, keeping its mode, owner, group, extended attributes and symbolic \
+            link; a new file gets the input's permissions.
             """,
         arguments: [ArgumentSpec("file", help: "The archive to convert.")],
         options: [
             .convertTarget, .outputFile, .plain, .compact,
-        ])
+        ] + OptionSpec.migration)
 
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus {
         guard let name = arguments.value(.convertTarget) else { throw UsageError("'--to <format>' is required") }
@@ -26,10 +28,22 @@ enum ConvertCommand: ArchiveCommand {
             )
         }
         let path = arguments.positional[0]
+        var conventions = DocumentConventions()
+        if let name = arguments.value(.document) {
+            let chains = try context.registry(rules: arguments.all(.rules)).catalog.documents
+            guard let chain = chains.first(where: { $0.name == name }) else {
+                throw UsageError(
+                    "'--document \(name)': no document chain has that name"
+                        + (chains.isEmpty ? "" : " (there are \(chains.map(\.name).joined(separator: ", ")))"))
+            }
+            conventions = chain.style.conventions ?? conventions
+        }
         let document = try context.readArchive(path)
-        // A plain document stays plain; an archive keeps its markup unless --plain asks otherwise.
+        // A plain document stays plain, in its chain's spellings; an archive keeps its markup
+        // unless --plain asks otherwise.
         let options = ArchiveWritingOptions(
-            prettyPrinted: !arguments.flag(.compact), markup: arguments.flag(.plain) ? .plain : document.markup)
+            prettyPrinted: !arguments.flag(.compact), markup: arguments.flag(.plain) ? .plain : document.markup,
+            conventions: conventions)
         let data = try format.write(document.tree, options: options)
         if let output = arguments.value(.outputFile) {
             try FileTransaction.write(

@@ -18,6 +18,8 @@ struct ArchivePipeline: Sendable {
     let documentName: String?
     /// The names of the chains' document chains.
     let documentChains: [String]
+    /// How the plain documents of each chain that declares them spell dates and data.
+    let plainConventions: [String: DocumentConventions]
     /// `--nested`.
     let migratesNested: Bool
     var readingOptions = ArchiveReadingOptions()
@@ -67,6 +69,10 @@ struct ArchivePipeline: Sendable {
             if let choice {
                 result.note = choice.note
                 result.report = try transform(&document.tree, choice.name)
+                // A plain document keeps its own spellings of the dates and data a migration made.
+                if let name = choice.name, let conventions = plainConventions[name] {
+                    document.conventions = conventions
+                }
             }
             if migratesNested {
                 let transform = self.transform

@@ -42,6 +42,8 @@ struct BatchProcessor: Sendable {
     let documentChains: [String]
     /// `--nested`.
     let migratesNested: Bool
+    /// How the plain documents of each chain that declares them spell dates and data.
+    let plainConventions: [String: DocumentConventions]
 
     /// Reads the options shared by `upgrade` and `downgrade`.
     init(context: ToolContext, arguments: ParsedArguments, catalog: MigrationCatalog, format: OutputFormat) throws {
@@ -54,6 +56,9 @@ struct BatchProcessor: Sendable {
         documentChains = catalog.documents.map(\.name)
         migratesNested = arguments.flag(.nested)
         source = try ArchiveSource(arguments, context: context)
+        plainConventions = Dictionary(
+            catalog.documents.compactMap { chain in chain.style.conventions.map { (chain.name, $0) } },
+            uniquingKeysWith: { first, _ in first })
         if let documentName, !documentChains.contains(documentName) {
             throw UsageError(
                 "'--document \(documentName)': no document chain has that name"
@@ -97,7 +102,7 @@ struct BatchProcessor: Sendable {
     {
         let pipeline = ArchivePipeline(
             transform: transform, documentName: documentName, documentChains: documentChains,
-            migratesNested: migratesNested)
+            plainConventions: plainConventions, migratesNested: migratesNested)
         switch source {
         case .files:
             if arguments == ["-"] {

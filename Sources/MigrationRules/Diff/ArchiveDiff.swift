@@ -6,7 +6,8 @@
 /// }
 /// ```
 ///
-/// Semantic means: dictionary and object keys compare as sets (order is not meaning), arrays
+/// Semantic means: dictionary and object keys compare as sets (order is not meaning) of exact
+/// Unicode scalars, as strings do (`"\u{E9}"` and `"e\u{301}"` differ, see ``ArchiveValue``), arrays
 /// compare element by element, objects compare by type name, version and fields, and — unless
 /// ``Options/numbersByValue`` is off — `1` and `1.0` are the same number. With
 /// ``Options/nullMeansAbsent``, a key holding `null` equals a missing key.
@@ -60,7 +61,7 @@ public enum ArchiveDiff {
             case (.dictionary(let a), .dictionary(let b)):
                 compare(a, b, at: path)
             case (.object(let a), .object(let b)):
-                if a.typeName != b.typeName {
+                if !a.typeName.hasSameScalars(as: b.typeName) {
                     note(.changed, path.appending("$type"), .string(a.typeName), .string(b.typeName))
                 }
                 if a.version != b.version {

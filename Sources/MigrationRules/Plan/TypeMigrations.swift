@@ -83,7 +83,8 @@ public struct TypeMigrations: Sendable {
     /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidChain`` and the type name
     ///   for: a negative version; a step whose `to` is not `from + 1`; two steps with the same
     ///   `from`; a gap between steps; steps that end before or go beyond ``currentVersion``; an
-    ///   ``unversionedVersion`` outside the versions the chain covers; an empty type name.
+    ///   ``unversionedVersion`` outside the versions the chain covers; an empty type name or
+    ///   alias.
     package func validate() throws {
         _ = try CompiledChain(self)
     }

@@ -51,7 +51,7 @@ extension MigrationRule {
                 if required { throw failure("key '\(key)' is missing", at: target.path) }
                 return
             }
-            guard key != newKey else { return }
+            guard !key.hasSameScalars(as: newKey) else { return }
             if target.fields.index(forKey: newKey) != nil {
                 throw failure(
                     "cannot rename '\(key)' to '\(newKey)': the key '\(newKey)' already exists", at: target.path)
@@ -146,7 +146,8 @@ extension MigrationRule {
     // MARK: Move
 
     private static func move(_ from: [String], to: [String], in target: inout MigrationTarget) throws {
-        guard from != to, target.fields.value(atKeys: from) != nil else { return }
+        guard !from.elementsEqual(to, by: { $0.hasSameScalars(as: $1) }), target.fields.value(atKeys: from) != nil
+        else { return }
         if target.fields.value(atKeys: to) != nil {
             throw ArchiveError(
                 .migrationFailed, "the key '\(ArchiveDictionary.path(of: to[...]))' already exists", path: target.path)
@@ -173,7 +174,7 @@ extension MigrationRule {
                     path: target.path.appending(container))
             }
         }
-        for key in keys where key != container {
+        for key in keys where !key.hasSameScalars(as: container) {
             guard var index = target.fields.index(forKey: key) else { continue }
             guard let existing = containerIndex else {
                 // A new container takes the first moved key's place (a null one is replaced).
@@ -236,7 +237,7 @@ extension MigrationRule {
         _ key: String, into parts: [String], division: Division, in target: inout MigrationTarget
     ) throws {
         guard let index = target.fields.index(forKey: key) else { return }
-        for part in parts where part != key && target.fields.index(forKey: part) != nil {
+        for part in parts where !part.hasSameScalars(as: key) && target.fields.index(forKey: part) != nil {
             throw ArchiveError(
                 .migrationFailed, "cannot split '\(key)': the key '\(part)' already exists", path: target.path)
         }
@@ -299,7 +300,7 @@ extension MigrationRule {
             }
         }
         guard let position = indices.min() else { return }
-        if !parts.contains(key), target.fields.index(forKey: key) != nil {
+        if !parts.contains(where: { $0.hasSameScalars(as: key) }), target.fields.index(forKey: key) != nil {
             throw ArchiveError(
                 .migrationFailed, "cannot merge into '\(key)': the key already exists", path: target.path)
         }

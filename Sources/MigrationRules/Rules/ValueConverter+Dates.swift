@@ -81,8 +81,9 @@ extension ValueConverter {
     }
 }
 
-/// Reads and writes dates in one ``ValueConverter/DateFormat``.
-private struct DateCoding: Sendable {
+/// Reads and writes dates in one ``ValueConverter/DateFormat``: for the date converters, and for
+/// the dates of plain documents (``DocumentConventions``).
+struct DateCoding: Sendable {
     /// Seconds from 1970-01-01 to 2001-01-01.
     static let referenceOffset = 978_307_200.0
 
@@ -96,6 +97,26 @@ private struct DateCoding: Sendable {
             pattern = Result { () throws(ArchiveError) in try DatePattern(text) }
         } else {
             pattern = nil
+        }
+    }
+
+    /// Whether the format is text (ISO 8601, a pattern) rather than a number.
+    var isText: Bool {
+        switch format {
+        case .iso8601, .pattern: return true
+        case .secondsSince1970, .millisecondsSince1970, .secondsSinceReferenceDate: return false
+        }
+    }
+
+    /// What a date of the format is, for messages: `a string`, `a number`.
+    var expectedKind: String { isText ? "a string" : "a number" }
+
+    /// Whether `value` is of the kind the format spells dates with (a string or a number).
+    func accepts(_ value: ArchiveValue) -> Bool {
+        switch value {
+        case .string: return isText
+        case .int, .uint, .double: return !isText
+        default: return false
         }
     }
 

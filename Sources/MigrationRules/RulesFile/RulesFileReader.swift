@@ -98,7 +98,10 @@ struct RulesFileReader {
 
     static let typeKeys = ["currentVersion", "aliases", "unversionedVersion", "steps", "downgradeFallback", "comment"]
     static let fallbackKeys = ["type", "version", "rules", "comment"]
-    static let documentKeys = ["name", "versionPath", "currentVersion", "unversionedVersion", "steps", "comment"]
+    static let documentKeys = [
+        "name", "versionPath", "currentVersion", "unversionedVersion", "plain", "steps", "comment",
+    ]
+    static let plainKeys = ["dates", "data", "comment"]
     static let stepKeys = ["from", "to", "name", "rules", "comment"]
 
     func type(named name: String, _ value: ArchiveValue, at path: ArchivePath) throws -> TypeMigrations {
@@ -147,7 +150,42 @@ struct RulesFileReader {
         return DocumentMigrations(
             name: name, versionPath: versionPath,
             currentVersion: try chain.requiredVersion("currentVersion", "the version the app writes today"),
-            unversionedVersion: try chain.version("unversionedVersion"), steps: try steps(chain))
+            unversionedVersion: try chain.version("unversionedVersion"),
+            style: try chain["plain"].map { try style($0, at: path.appending("plain")) } ?? .archive,
+            steps: try steps(chain))
+    }
+
+    /// `"plain": true`, `"plain": false` or `"plain": {"dates": "secondsSince1970", "data": "base64"}`:
+    /// a document that is not an archive of this library, and how it spells dates and data.
+    func style(_ value: ArchiveValue, at path: ArchivePath) throws -> DocumentStyle {
+        let example = #"{"dates": "iso8601", "data": "base64"}"#
+        switch value {
+        case .bool(let isPlain):
+            return isPlain ? .plain : .archive
+        case .dictionary:
+            let plain = try fields(
+                value, at: path, what: "the conventions of a plain document", example: example,
+                allowed: Self.plainKeys)
+            var conventions = DocumentConventions()
+            if let dates = plain["dates"] {
+                conventions.dates = try dateFormat(dates, key: "dates", at: path.appending("dates"))
+            }
+            if let name = try plain.string("data", "how data is spelled") {
+                guard let spelling = DocumentConventions.DataSpelling(rawValue: name) else {
+                    throw invalid(
+                        "unknown data spelling '\(name)'; the spellings are "
+                            + DocumentConventions.DataSpelling.allCases.map { "\"\($0.rawValue)\"" }.joined(
+                                separator: ", "),
+                        at: path.appending("data"))
+                }
+                conventions.data = spelling
+            }
+            return .plain(conventions)
+        default:
+            throw invalid(
+                "'plain' must be true, false or the document's conventions such as \(example); found "
+                    + value.kindAndValue, at: path)
+        }
     }
 
     func steps(_ chain: Fields) throws -> [MigrationStep] {
@@ -322,15 +360,25 @@ struct RulesFileReader {
     /// A date format under `key`, or `nil` when `key` is `"date"`.
     private func dateFormat(_ rule: Fields, _ key: String) throws -> ValueConverter.DateFormat? {
         let path = rule.path.appending(key)
-        let accepted =
-            "\"date\", \(Self.dateFormats.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")) "
-            + "or {\"pattern\": \"yyyy-MM-dd\"}"
         guard let value = rule[key] else {
-            throw invalid("a date conversion needs '\(key)': \(accepted)", at: path)
+            throw invalid("a date conversion needs '\(key)': \(Self.acceptedDateFormats(orDate: true))", at: path)
         }
+        if value == .string("date") { return nil }
+        return try dateFormat(value, key: key, at: path, orDate: true)
+    }
+
+    /// The spellings of date formats, for messages: `"iso8601", … or {"pattern": "yyyy-MM-dd"}`.
+    static func acceptedDateFormats(orDate: Bool) -> String {
+        (orDate ? "\"date\", " : "") + "\(dateFormats.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")) "
+            + "or {\"pattern\": \"yyyy-MM-dd\"}"
+    }
+
+    /// A date format: one of ``dateFormats`` by name, or `{"pattern": "yyyy-MM-dd"}`.
+    func dateFormat(
+        _ value: ArchiveValue, key: String, at path: ArchivePath, orDate: Bool = false
+    ) throws -> ValueConverter.DateFormat {
+        let accepted = Self.acceptedDateFormats(orDate: orDate)
         switch value {
-        case .string("date"):
-            return nil
         case .string(let name):
             guard let format = Self.dateFormats[name] else {
                 throw invalid("unknown date format '\(name)'; the formats are \(accepted)", at: path)

@@ -10,7 +10,11 @@
 /// point["y"] = nil                        // removes the entry
 /// ```
 ///
-/// Look-ups scan the entries; `index(forKey:startingAt:)` starts just after a previous hit,
+/// Keys are identified by their exact Unicode scalars, as in every archive format and in
+/// Foundation's `NSString`: `"\u{E9}"` (é) and `"e\u{301}"` (e and a combining accent) are two
+/// keys, although Swift's `==` finds them equal (see ``ArchiveValue`` for values).
+///
+/// Look-ups scan the entries; ``index(forKey:startingAt:)`` starts just after a previous hit,
 /// which makes reading keys in their archived order (what decoders and migrations do) cost one
 /// comparison per key.
 public struct ArchiveDictionary: Sendable {
@@ -86,10 +90,10 @@ public struct ArchiveDictionary: Sendable {
     /// The values in their archived order.
     public var values: [ArchiveValue] { entries.map(\.value) }
 
-    /// The position of `key`, or `nil` when it is absent.
+    /// The position of `key` (the same Unicode scalars), or `nil` when it is absent.
     @inlinable
     public func index(forKey key: String) -> Int? {
-        entries.firstIndex { $0.key == key }
+        entries.firstIndex { $0.key.hasSameScalars(as: key) }
     }
 
     /// The position of `key`, searching from `start` to the end and then from the beginning.
@@ -98,17 +102,24 @@ public struct ArchiveDictionary: Sendable {
     /// costs one comparison.
     @inlinable
     package func index(forKey key: String, startingAt start: Int) -> Int? {
+        if start >= 0 && start < entries.count && entries[start].key.hasSameScalars(as: key) { return start }
+        return index(forKey: key, after: start)
+    }
+
+    /// The position of `key` when it is not at `skipped`, scanning from `skipped + 1` to the
+    /// end and then from the beginning. Out of line, so that the look-ups that hit at once stay
+    /// short.
+    @usableFromInline
+    func index(forKey key: String, after skipped: Int) -> Int? {
         let count = entries.count
-        if start > 0 && start < count {
-            for index in start..<count where entries[index].key == key {
-                return index
-            }
-            for index in 0..<start where entries[index].key == key {
-                return index
-            }
-            return nil
+        guard skipped >= 0 && skipped < count else { return index(forKey: key) }
+        for index in skipped + 1..<count where entries[index].key.hasSameScalars(as: key) {
+            return index
         }
-        return index(forKey: key)
+        for index in 0..<skipped where entries[index].key.hasSameScalars(as: key) {
+            return index
+        }
+        return nil
     }
 
     /// The value for `key`; assigning `nil` removes the entry, assigning a value replaces it in
@@ -138,7 +149,7 @@ public struct ArchiveDictionary: Sendable {
             entries[index].value = value
             return old
         }
-        entries.append(Entry(key: key, value: value))
+        appendUnchecked(value, forKey: key)
         return nil
     }
 
@@ -165,9 +176,10 @@ public struct ArchiveDictionary: Sendable {
     @discardableResult
     public mutating func renameKey(_ old: String, to new: String) -> Bool {
         guard let index = index(forKey: old) else { return false }
-        if old == new { return true }
+        if old.hasSameScalars(as: new) { return true }
+        let duplicate = entries.indices.first { $0 != index && entries[$0].key.hasSameScalars(as: new) }
         entries[index].key = new
-        if let duplicate = entries.indices.first(where: { $0 != index && entries[$0].key == new }) {
+        if let duplicate {
             entries.remove(at: duplicate)
         }
         return true
@@ -198,7 +210,8 @@ public struct ArchiveDictionary: Sendable {
         }
     }
 
-    /// The first key that occurs more than once, if any: readers reject such input.
+    /// The first key that occurs more than once (the same Unicode scalars), if any: readers
+    /// reject such input.
     ///
     /// Small dictionaries (the common case) compare keys pairwise; larger ones use a set.
     package func firstDuplicateKey() -> String? {
@@ -207,14 +220,14 @@ public struct ArchiveDictionary: Sendable {
             if count < 2 { return nil }
             if count <= 16 {
                 for i in 1..<count {
-                    for j in 0..<i where buffer[j].key == buffer[i].key {
+                    for j in 0..<i where buffer[j].key.hasSameScalars(as: buffer[i].key) {
                         return buffer[i].key
                     }
                 }
                 return nil
             }
-            var seen = Set<String>(minimumCapacity: count)
-            for entry in buffer where !seen.insert(entry.key).inserted {
+            var seen = Set<ExactString>(minimumCapacity: count)
+            for entry in buffer where !seen.insert(ExactString(entry.key)).inserted {
                 return entry.key
             }
             return nil
@@ -260,7 +273,8 @@ extension ArchiveDictionary: ExpressibleByDictionaryLiteral {
 }
 
 extension ArchiveDictionary: Equatable {
-    /// Two dictionaries are equal when they hold the same keys with equal values, in any order.
+    /// Two dictionaries are equal when they hold the same keys (the same Unicode scalars) with
+    /// equal values, in any order.
     public static func == (lhs: ArchiveDictionary, rhs: ArchiveDictionary) -> Bool {
         guard lhs.count == rhs.count else { return false }
         var hint = 0
@@ -284,7 +298,7 @@ extension ArchiveDictionary: Hashable {
             let key = entry.key
             let value = entry.value
             var entryHasher = Hasher()
-            entryHasher.combine(key)
+            key.hashScalars(into: &entryHasher)
             entryHasher.combine(value)
             combined ^= entryHasher.finalize()
         }

@@ -166,15 +166,19 @@ public struct ArchiveObject: Sendable {
     }
 }
 
+/// Two objects are equal when their type names and superclass names have the same Unicode
+/// scalars (as keys do, see ``ArchiveDictionary``) and their versions, identities and fields are
+/// equal.
 extension ArchiveObject: Hashable {
     public static func == (lhs: ArchiveObject, rhs: ArchiveObject) -> Bool {
         if lhs.storage === rhs.storage { return true }
-        return lhs.typeName == rhs.typeName && lhs.version == rhs.version && lhs.id == rhs.id
-            && lhs.superclassNames == rhs.superclassNames && lhs.fields == rhs.fields
+        return lhs.typeName.hasSameScalars(as: rhs.typeName) && lhs.version == rhs.version && lhs.id == rhs.id
+            && lhs.superclassNames.elementsEqual(rhs.superclassNames, by: { $0.hasSameScalars(as: $1) })
+            && lhs.fields == rhs.fields
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(typeName)
+        typeName.hashScalars(into: &hasher)
         hasher.combine(version)
         hasher.combine(id)
         hasher.combine(fields)

@@ -153,7 +153,7 @@ extension ArchivePath: Comparable {
     public static func < (lhs: ArchivePath, rhs: ArchivePath) -> Bool {
         for (a, b) in zip(lhs.components, rhs.components) where a != b {
             switch (a, b) {
-            case (.key(let x), .key(let y)): return x < y
+            case (.key(let x), .key(let y)): return x.precedesExactly(y)
             case (.index(let x), .index(let y)): return x < y
             default: return a.sortRank < b.sortRank
             }
@@ -162,7 +162,27 @@ extension ArchivePath: Comparable {
     }
 }
 
+/// Keys compare and hash by their exact Unicode scalars, as ``ArchiveDictionary``'s do: a path
+/// to `"\u{E9}"` and one to `"e\u{301}"` name two different values.
 extension ArchivePath.Component {
+    public static func == (lhs: ArchivePath.Component, rhs: ArchivePath.Component) -> Bool {
+        switch (lhs, rhs) {
+        case (.key(let a), .key(let b)): return a.hasSameScalars(as: b)
+        case (.index(let a), .index(let b)): return a == b
+        case (.anyIndex, .anyIndex), (.anyKey, .anyKey): return true
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(sortRank)
+        switch self {
+        case .key(let key): key.hashScalars(into: &hasher)
+        case .index(let index): hasher.combine(index)
+        case .anyIndex, .anyKey: break
+        }
+    }
+
     fileprivate var sortRank: Int {
         switch self {
         case .key: return 0

@@ -3,6 +3,9 @@ import Foundation
 /// Equality is semantic, not structural: `.int(5) == .uint(5)`, NaN equals NaN, and two
 /// dictionaries with the same entries in a different order are equal (key order is kept for
 /// output, not meaning). An integer never equals a double: `1` and `1.0` are different archives.
+/// Strings and keys are equal when they have the same Unicode scalars, as in every archive
+/// format: `"\u{E9}"` and `"e\u{301}"` are different strings, although Swift's `String`
+/// equality (canonical equivalence) finds them equal.
 extension ArchiveValue: Equatable {
     public static func == (lhs: ArchiveValue, rhs: ArchiveValue) -> Bool {
         switch (lhs, rhs) {
@@ -19,7 +22,7 @@ extension ArchiveValue: Equatable {
         case (.double(let a), .double(let b)):
             return a == b || (a.isNaN && b.isNaN)
         case (.string(let a), .string(let b)):
-            return a == b
+            return a.hasSameScalars(as: b)
         case (.data(let a), .data(let b)):
             return a == b
         case (.date(let a), .date(let b)):
@@ -67,7 +70,7 @@ extension ArchiveValue: Hashable {
             }
         case .string(let value):
             hasher.combine(5 as UInt8)
-            hasher.combine(value)
+            value.hashScalars(into: &hasher)
         case .data(let value):
             hasher.combine(6 as UInt8)
             hasher.combine(value)

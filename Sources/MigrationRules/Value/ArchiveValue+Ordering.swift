@@ -4,7 +4,9 @@ extension ArchiveValue {
     /// A total order on values, for writing the contents of unordered collections (sets,
     /// dictionaries keyed by other values) in the same order every time: first by kind
     /// (null, Booleans, numbers, strings, data, dates, arrays, dictionaries, objects, references),
-    /// then by value. Numbers of different kinds compare by magnitude.
+    /// then by value. Numbers of different kinds compare by magnitude; strings and keys by
+    /// `String.precedesExactly(_:)` (`<`, and for canonically equivalent spellings their bytes),
+    /// so that two different strings are never left in the order they came in.
     package func canonicallyPrecedes(_ other: ArchiveValue) -> Bool {
         let (lhsRank, rhsRank) = (canonicalRank, other.canonicalRank)
         if lhsRank != rhsRank { return lhsRank < rhsRank }
@@ -20,7 +22,7 @@ extension ArchiveValue {
         case (.uint, .int):
             return false
         case (.string(let a), .string(let b)):
-            return a < b
+            return a.precedesExactly(b)
         case (.data(let a), .data(let b)):
             return a.lexicographicallyPrecedes(b)
         case (.date(let a), .date(let b)):
@@ -30,7 +32,7 @@ extension ArchiveValue {
         case (.dictionary(let a), .dictionary(let b)):
             return Self.entriesPrecede(a, b)
         case (.object(let a), .object(let b)):
-            if a.typeName != b.typeName { return a.typeName < b.typeName }
+            if !a.typeName.hasSameScalars(as: b.typeName) { return a.typeName.precedesExactly(b.typeName) }
             return Self.entriesPrecede(a.fields, b.fields)
         case (.reference(let a), .reference(let b)):
             return a < b
@@ -57,10 +59,10 @@ extension ArchiveValue {
     }
 
     private static func entriesPrecede(_ a: ArchiveDictionary, _ b: ArchiveDictionary) -> Bool {
-        let lhs = a.sorted { $0.key < $1.key }
-        let rhs = b.sorted { $0.key < $1.key }
+        let lhs = a.sorted { $0.key.precedesExactly($1.key) }
+        let rhs = b.sorted { $0.key.precedesExactly($1.key) }
         return lhs.lexicographicallyPrecedes(rhs) { x, y in
-            x.key != y.key ? x.key < y.key : x.value.canonicallyPrecedes(y.value)
+            !x.key.hasSameScalars(as: y.key) ? x.key.precedesExactly(y.key) : x.value.canonicallyPrecedes(y.value)
         }
     }
 }

@@ -16,6 +16,12 @@ import Foundation
 /// `ArchiveError.Code.unknownType` and `ArchiveError.Code.disallowedType` for objects of
 /// types the app does not know or does not allow at that key, and the Codable codes
 /// (`ArchiveError.Code.keyNotFound`, `ArchiveError.Code.typeMismatch`, …).
+///
+/// A model's key (its `CodingKey`'s `stringValue`) finds the archived key with exactly its
+/// Unicode scalars, the way archives and Foundation's `NSString` identify keys, not by Swift's
+/// canonical equivalence: a key spelled `"\u{E9}"` (é) does not find an archived
+/// `"e\u{301}"` (e and a combining accent), which is a different key. Spell non-ASCII keys as
+/// the archives do.
 public struct ArchiveDecoder: Sendable {
     /// The types polymorphic values resolve to.
     public var registry: ModelRegistry
@@ -30,6 +36,11 @@ public struct ArchiveDecoder: Sendable {
 
     /// Reads `data` (JSON, a property list or an NSKeyedArchiver archive, detected), upgrades it
     /// and decodes a `T` from its root.
+    ///
+    /// A plain document (no envelope) whose chain ``DecodingOptions/document`` names declares
+    /// `DocumentStyle.plain(_:)` has its dates and data read in that chain's spellings
+    /// (milliseconds since 1970, say); other documents take ISO 8601 text or seconds since 2001
+    /// for a date and base64 text for data.
     ///
     /// A JSON archive whose objects are all at their types' current versions, or whose chains
     /// only move keys (rename, add a scalar default, remove, nest into a new container, rename
@@ -134,8 +145,12 @@ public struct ArchiveDecoder: Sendable {
     }
 
     package func decodeMigrated<T: Decodable>(_ type: T.Type, from tree: ArchiveValue) throws -> T {
-        let root = try ArchiveEnvelope(tree: tree)?.root ?? tree
-        let session = TreeDecodingSession(registry: registry, options: options, root: root)
+        let envelope = try ArchiveEnvelope(tree: tree)
+        let root = envelope?.root ?? tree
+        // A plain document's dates and data are read as its chain spells them.
+        let conventions =
+            envelope == nil ? options.document.flatMap { registry.catalog.document(named: $0)?.style.conventions } : nil
+        let session = TreeDecodingSession(registry: registry, options: options, root: root, conventions: conventions)
         let decoder = TreeDecoder(session: session, value: root)
         do {
             return try decoder.unbox(root, as: T.self)

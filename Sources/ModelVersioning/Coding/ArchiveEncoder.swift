@@ -17,6 +17,19 @@ import Foundation
 /// The archive is an `ArchiveEnvelope` around the encoded root; ``encodeTree(_:)`` returns it
 /// as a tree without writing bytes.
 ///
+/// A document that is not an archive of this library — a foreign JSON file with its own
+/// `schema_version` — is written the way it is spelled on disk when ``registry`` has a document
+/// chain named ``document`` whose `DocumentMigrations.style` is plain: no envelope, the
+/// version at the chain's `DocumentMigrations.versionPath`, dates and data in the chain's
+/// `DocumentConventions`, no `$` markup. The decoder reads it back with the same chain:
+///
+/// ```swift
+/// let registry = try ModelRegistry([], documents: [people])     // people.style == .plain(…)
+/// var encoder = ArchiveEncoder(registry: registry)
+/// encoder.document = "people"
+/// let data = try encoder.encode(file)      // {"people": […], "schema_version": 3}
+/// ```
+///
 /// Errors are `ArchiveError`s with the path of the offending value:
 /// `ArchiveError.Code.referenceCycle` when model objects refer to each other through
 /// unconditional references (declare the back-reference `.conditional`),
@@ -27,9 +40,11 @@ public struct ArchiveEncoder: Sendable {
     public var format: ArchiveFormat
     /// Pretty printing, markup and limits for the format writer.
     public var writingOptions: ArchiveWritingOptions
-    /// The document name recorded in the envelope.
+    /// The document name recorded in the envelope; for a plain document (see
+    /// ``documentStyle``), the chain it is written by.
     public var document: String?
-    /// The document version recorded in the envelope.
+    /// The document version recorded in the envelope, or written at a plain document's version
+    /// path (there, the chain's current version when `nil`).
     public var documentVersion: Int?
     /// Registered types' information is reused when present; encoding needs no registration.
     public var registry: ModelRegistry?
@@ -58,9 +73,45 @@ public struct ArchiveEncoder: Sendable {
         try CodingPaths.encode(value, with: self)
     }
 
-    /// Encodes `value` into an archive tree: the envelope with the root value.
+    /// How the document is written: the style of ``registry``'s chain named ``document``, or
+    /// `DocumentStyle.archive` when there is none.
+    public var documentStyle: DocumentStyle {
+        guard let document, let chain = registry?.catalog.document(named: document) else { return .archive }
+        return chain.style
+    }
+
+    /// The chain of a plain document this encoder writes, if it writes one.
+    var plainDocument: DocumentMigrations? {
+        guard let document, let chain = registry?.catalog.document(named: document), chain.style != .archive else {
+            return nil
+        }
+        return chain
+    }
+
+    /// The options the format writer gets: ``writingOptions``, with plain markup and the chain's
+    /// conventions for a plain document.
+    var effectiveWritingOptions: ArchiveWritingOptions {
+        guard let chain = plainDocument else { return writingOptions }
+        return writingOptions.writing(chain.style)
+    }
+
+    /// Encodes `value` into an archive tree: the envelope with the root value; for a plain
+    /// document (``documentStyle``), the root value with the document version at its chain's
+    /// version path.
+    ///
+    /// A plain document holds values only: a model object is written as its fields (the
+    /// document's version covers it; no `$type` or `$version`), and a model class instance
+    /// written in more than one place, which only an archive can share, is an error.
+    ///
+    /// - Throws: also `ArchiveError.Code.invalidValue` when a plain document's root is not a
+    ///   dictionary that can hold its version, or it would refer to an object written elsewhere.
     public func encodeTree<T: Encodable>(_ value: T) throws -> ArchiveValue {
-        ArchiveEnvelope(root: try encodeValue(value), document: document, documentVersion: documentVersion).tree
+        if let chain = plainDocument {
+            var root = try Self.plainValue(encodeValue(value), document: chain.name, path: .root)
+            try chain.storeVersion(documentVersion ?? chain.currentVersion, in: &root)
+            return root
+        }
+        return ArchiveEnvelope(root: try encodeValue(value), document: document, documentVersion: documentVersion).tree
     }
 
     /// Encodes `value` into a bare tree, without the envelope.
@@ -81,5 +132,35 @@ public struct ArchiveEncoder: Sendable {
             session.graph.finalize(&tree)
         }
         return tree
+    }
+
+    /// `value` as a plain document holds it: objects as dictionaries of their fields. The
+    /// encoder has already bounded the depth (`ArchiveLimits.maxDepth`).
+    private static func plainValue(_ value: ArchiveValue, document: String, path: ArchivePath) throws -> ArchiveValue {
+        switch value {
+        case .object(let object):
+            return try plainValue(.dictionary(object.fields), document: document, path: path)
+        case .dictionary(var entries):
+            for index in entries.indices {
+                let key = entries[index].key
+                try entries.withValue(at: index) { field in
+                    field = try plainValue(field, document: document, path: path.appending(key))
+                }
+            }
+            return .dictionary(entries)
+        case .array(var elements):
+            for index in elements.indices {
+                elements[index] = try plainValue(elements[index], document: document, path: path.appending(index))
+            }
+            return .array(elements)
+        case .reference:
+            throw ArchiveError(
+                .invalidValue,
+                "the plain document \(document) would refer to an object written elsewhere (a model class instance "
+                    + "met twice, or a conditional reference): only an archive can share an instance",
+                path: path)
+        default:
+            return value
+        }
     }
 }

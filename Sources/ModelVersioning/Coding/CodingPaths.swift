@@ -13,9 +13,10 @@ import Foundation
 ///   on every launch. ``StreamingJSONDecoder`` decodes a JSON archive straight from its bytes
 ///   when every object is at its type's current version or needs only a chain that moves keys
 ///   (``StreamingMigration``), into exactly the declared model types, plain structs, arrays,
-///   optionals, strings, numbers and Booleans. ``StreamingJSONEncoder`` writes JSON straight
-///   from the values when nothing needs the whole tree. Each type's documentation lists exactly
-///   what ends its run.
+///   optionals, strings, numbers and Booleans. ``StreamingJSONEncoder`` writes an archive's JSON
+///   straight from the values when nothing needs the whole tree (a plain document, whose
+///   version goes where its chain says, is written through the tree). Each type's documentation
+///   lists exactly what ends its run.
 ///
 /// The rule: **anything the streaming path does not cover falls back to the tree path**, and so
 /// does every error (a run that ends is never resumed; the archive is decoded or the value
@@ -37,12 +38,15 @@ enum CodingPaths {
         return try decoder.decodeThroughTree(T.self, from: data)
     }
 
-    /// Encodes `value` through the streaming path when the format is JSON and the path covers
-    /// the value, and through the tree path (encode a tree, write it) otherwise.
+    /// Encodes `value` through the streaming path when the format is JSON, the document is an
+    /// archive (a plain document's version goes where its chain says) and the path covers the
+    /// value, and through the tree path (encode a tree, write it) otherwise.
     static func encode<T: Encodable>(_ value: T, with encoder: ArchiveEncoder) throws -> Data {
-        if encoder.format == .json, let data = StreamingJSONEncoder.encode(value, with: encoder) {
+        if encoder.format == .json, encoder.plainDocument == nil,
+            let data = StreamingJSONEncoder.encode(value, with: encoder)
+        {
             return data
         }
-        return try encoder.format.write(try encoder.encodeTree(value), options: encoder.writingOptions)
+        return try encoder.format.write(try encoder.encodeTree(value), options: encoder.effectiveWritingOptions)
     }
 }

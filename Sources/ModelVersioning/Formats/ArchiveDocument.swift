@@ -15,6 +15,16 @@ import Foundation
 /// written literally, never escaped, so `{"$schema": …}` comes back as `{"$schema": …}` however
 /// often it is migrated or converted. Markup belongs to archives this library writes, never to
 /// documents it only migrates.
+///
+/// A plain document spells dates and data its own way. A date or data value that a migration
+/// put in its tree (a `convert` to a date, say) is written as ``conventions`` say: give it the
+/// conventions of the document chain that migrated it, and it comes back in its own spellings:
+///
+/// ```swift
+/// if let conventions = catalog.document(named: "people")?.style.conventions {
+///     document.conventions = conventions      // dates as milliseconds since 1970, say
+/// }
+/// ```
 public struct ArchiveDocument: Sendable {
     /// The document's tree; edit it in place (a migration pass) and write it with ``data()``.
     public var tree: ArchiveValue
@@ -25,6 +35,9 @@ public struct ArchiveDocument: Sendable {
     public let markup: MarkupMode
     /// Whether the text had line breaks (JSON and XML); binary formats ignore it.
     public let isPrettyPrinted: Bool
+    /// How a plain JSON document spells dates and data (ISO 8601 and base64 unless set): its
+    /// document chain's `DocumentStyle.plain(_:)` conventions. Archives ignore it.
+    public var conventions = DocumentConventions()
 
     /// Reads a document in any supported format, detecting the format and, with
     /// ``MarkupMode/automatic`` (the default), whether it is an archive or a plain document.
@@ -52,7 +65,7 @@ public struct ArchiveDocument: Sendable {
 
     /// The options that write a tree as this document was spelled.
     public var writingOptions: ArchiveWritingOptions {
-        ArchiveWritingOptions(prettyPrinted: isPrettyPrinted, markup: markup)
+        ArchiveWritingOptions(prettyPrinted: isPrettyPrinted, markup: markup, conventions: conventions)
     }
 
     /// The tree written in the document's own format, markup and layout.

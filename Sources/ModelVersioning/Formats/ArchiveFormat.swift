@@ -75,7 +75,8 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     /// Reads a document in this format.
     ///
     /// ``keyedArchive`` reads the archive's root object (see
-    /// ``KeyedArchiveOptions/rootKey``); the property-list formats read a keyed archive as the
+    /// ``KeyedArchiveOptions/rootKey``), in the envelope `$top` records beside it when this
+    /// library wrote one there; the property-list formats read a keyed archive as the
     /// plain property list it is (`$objects`, `$top`, UIDs as references).
     ///
     /// - Throws: `ArchiveError` with code `ArchiveError.Code.malformedInput` (and the byte
@@ -100,8 +101,10 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
 
     /// Writes a tree in this format.
     ///
-    /// ``keyedArchive`` writes an NSKeyedArchiver archive (a binary property list) whose root is
-    /// the tree, following ``ArchiveWritingOptions/keyedArchive``.
+    /// ``keyedArchive`` writes an NSKeyedArchiver archive (a binary property list) whose root
+    /// object is the tree or, for an envelope, the envelope's root (its document name and version
+    /// go beside it in `$top`), following ``ArchiveWritingOptions/keyedArchive``: what an old
+    /// NSCoding or Mantle app reads with `NSKeyedUnarchiver` (see <doc:ReadingLegacyArchives>).
     ///
     /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidValue` for values the
     ///   format cannot hold (a non-finite double in plain JSON, a key too long for a binary plist),
@@ -211,9 +214,13 @@ public struct ArchiveWritingOptions: Sendable, Hashable {
     /// `.archive` (the default) writes objects, references, dates and data so that they read
     /// back exactly; `.plain` writes what a foreign consumer expects: objects as dictionaries
     /// with their `$type` and `$version` keys, references as `{"$ref": n}`, and in JSON dates
-    /// as ISO 8601 strings and data as base64 strings, with no `$` escaping. `.automatic`
-    /// behaves as `.archive`.
+    /// and data as ``conventions`` spell them (ISO 8601 strings and base64 strings unless they
+    /// say otherwise), with no `$` escaping. `.automatic` behaves as `.archive`.
     public var markup: MarkupMode
+    /// How plain JSON (``markup`` `.plain`) spells dates and data: a plain document's own
+    /// conventions (its document chain's `DocumentStyle.plain(_:)`). Archive markup and
+    /// property lists, which have dates and data of their own, ignore it.
+    public var conventions: DocumentConventions
     /// Bounds the nesting depth a writer follows.
     public var limits: ArchiveLimits
     /// How keyed archives are written (root key, Mantle's `MTLModelVersion`, numbers as objects).
@@ -221,12 +228,31 @@ public struct ArchiveWritingOptions: Sendable, Hashable {
     public var keyedArchive: KeyedArchiveOptions
 
     public init(
-        prettyPrinted: Bool = true, markup: MarkupMode = .archive, limits: ArchiveLimits = .default,
-        keyedArchive: KeyedArchiveOptions = .default
+        prettyPrinted: Bool = true, markup: MarkupMode = .archive, conventions: DocumentConventions = .init(),
+        limits: ArchiveLimits = .default, keyedArchive: KeyedArchiveOptions = .default
     ) {
         self.prettyPrinted = prettyPrinted
         self.markup = markup
+        self.conventions = conventions
         self.limits = limits
         self.keyedArchive = keyedArchive
+    }
+
+    /// These options for a document of `style`: ``MarkupMode/plain`` with the style's
+    /// conventions for a plain document, ``MarkupMode/archive`` for an archive.
+    ///
+    /// ```swift
+    /// let options = ArchiveWritingOptions().writing(chain.style)
+    /// ```
+    public func writing(_ style: DocumentStyle) -> ArchiveWritingOptions {
+        var options = self
+        switch style {
+        case .archive:
+            options.markup = .archive
+        case .plain(let conventions):
+            options.markup = .plain
+            options.conventions = conventions
+        }
+        return options
     }
 }

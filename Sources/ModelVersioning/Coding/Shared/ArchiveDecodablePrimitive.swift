@@ -66,12 +66,15 @@ extension Float: ArchiveDecodablePrimitive {
 }
 
 extension Date: ArchiveDecodablePrimitive {
-    /// A date node; an ISO 8601 string or a number of seconds since 2001-01-01 (Foundation's
-    /// default) in foreign documents.
+    /// A date node; in a plain document, a date spelled as its chain's conventions say; in other
+    /// foreign documents, an ISO 8601 string or a number of seconds since 2001-01-01
+    /// (Foundation's default).
     init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws {
         switch archiveValue {
         case .date(let date):
             self = date
+        case _ where decoder.session.conventions != nil && !archiveValue.isNull:
+            self = try decoder.spelled(archiveValue) { try $0.date(from: archiveValue) }
         case .string(let text):
             guard let date = ISO8601Date.date(from: text) else {
                 throw decoder.error(.dataCorrupted, "\"\(text)\" is not an ISO 8601 date")
@@ -86,11 +89,14 @@ extension Date: ArchiveDecodablePrimitive {
 }
 
 extension Data: ArchiveDecodablePrimitive {
-    /// A data node, or a base64 string in foreign documents.
+    /// A data node, or in foreign documents a base64 string (a plain document's chain may
+    /// spell it otherwise).
     init(archiveValue: ArchiveValue, decoder: TreeDecoder) throws {
         switch archiveValue {
         case .data(let data):
             self = data
+        case _ where decoder.session.conventions != nil && !archiveValue.isNull:
+            self = try decoder.spelled(archiveValue) { try $0.data(from: archiveValue) }
         case .string(let text):
             guard let data = Data(base64Encoded: text) else {
                 throw decoder.error(.dataCorrupted, "the string is not valid base64 data")

@@ -199,7 +199,8 @@ final class StreamingDecodingSession {
                 stop = keyStart &+ Int(knownLength)
             } else {
                 let (end, highBits) = text.scanString(from: keyStart)
-                // Escaped and non-ASCII keys compare as Swift strings in the tree: not here.
+                // Escaped and non-ASCII keys are left to the tree (both compare keys by their
+                // exact scalars; this path only reads plain ones).
                 guard end < text.end, bytes[end] == UInt8(ascii: "\""), highBits & 0x8080_8080_8080_8080 == 0 else {
                     throw unsupported()
                 }

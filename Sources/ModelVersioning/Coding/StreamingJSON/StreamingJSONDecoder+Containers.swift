@@ -46,11 +46,9 @@ struct StreamingKeyedDecodingContainer<Key: CodingKey>: MadeKeyedDecodingContain
         let state = object.state
         if let model = state.pointee.model, !model.behaviors.isEmpty, model.behaviors[name] == .excluded { return nil }
         guard decoder.session.isOpen else { return nil }
-        if let value = object.find(name) { return value }
-        // Every key here is plain ASCII and compared as bytes. A name that is not ASCII can still
-        // equal one as a Swift string (KELVIN SIGN is "K"): only the tree decoder can tell.
-        if !name.utf8.allSatisfy({ $0 < 0x80 }) { _ = decoder.unsupported() }
-        return nil
+        // Keys are compared as bytes: a model key finds the archived key with exactly its
+        // Unicode scalars, as in the tree decoder (every key here is plain ASCII).
+        return object.find(name)
     }
 
     @inline(__always)

@@ -64,7 +64,7 @@ final class StreamingJSONEncoder {
         var bytesStart: Int
         /// Once it has left `known` with many keys: those keys, so that each new one is checked
         /// in constant time (as `ArchiveDictionary.firstDuplicateKey()` does past 16 keys).
-        var seenKeys: Set<String>?
+        var seenKeys: Set<ExactString>?
     }
 
     static let noContainer = -1
@@ -484,7 +484,10 @@ final class StreamingJSONEncoder {
         let frame = try innermostFrame(serial)
         let position = frame.pointee.written
         let known = frame.pointee.known
-        if frame.pointee.matchesKnown, position < known.count, known.keys.unsafelyUnwrapped[position] == key {
+        // Keys are the same key when they have the same Unicode scalars, as in the tree.
+        if frame.pointee.matchesKnown, position < known.count,
+            known.keys.unsafelyUnwrapped[position].hasSameScalars(as: key)
+        {
             frame.pointee.written = position &+ 1
             beginChild(of: frame)
             emitter.output.append(known.bytes(at: position))
@@ -517,12 +520,12 @@ final class StreamingJSONEncoder {
         let start = frame.pointee.keysStart
         if frame.pointee.seenKeys == nil {
             if keys.count &- start < 16 {
-                for index in start..<keys.count where keys[index] == key { throw Unsupported() }
+                for index in start..<keys.count where keys[index].hasSameScalars(as: key) { throw Unsupported() }
                 return
             }
-            frame.pointee.seenKeys = Set(keys[start...])
+            frame.pointee.seenKeys = Set(keys[start...].lazy.map(ExactString.init))
         }
-        guard frame.pointee.seenKeys?.insert(key).inserted == true else { throw Unsupported() }
+        guard frame.pointee.seenKeys?.insert(ExactString(key)).inserted == true else { throw Unsupported() }
     }
 
     /// Starts the next element of the array `serial`; returns its index.

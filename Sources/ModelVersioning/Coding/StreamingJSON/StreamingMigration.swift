@@ -66,7 +66,7 @@ final class StreamingMigration {
     /// Lays out `upgrade` for objects of `archivedName` at `archivedVersion` with `archivedKeys`,
     /// and adds the values rules add to `constants` and the dictionaries they make to
     /// `madeLayouts` (the session's). `nil`, adding nothing, when an upgraded key is not plain
-    /// ASCII or starts with `$` (keys compare as bytes here, as Swift strings in the tree).
+    /// ASCII or starts with `$` (keys compare as bytes here; this path only reads plain keys).
     init?(
         _ upgrade: KeyMovingUpgrade, archivedName: String, archivedVersion: Int?, archivedKeys: [String],
         constants: inout [ArchiveValue], madeLayouts: inout [MadeLayout]

@@ -157,7 +157,7 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
             let count = header.pointee.count
             guard count > 1 else { return false }
             if count > 16 {
-                return Set(keys).count != count
+                return Set(keys.lazy.map(ExactString.init)).count != count
             }
             // Few keys: every pair, compared only when their lengths agree.
             let bytes = header.pointee.keys

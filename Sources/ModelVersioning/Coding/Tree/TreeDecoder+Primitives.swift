@@ -37,4 +37,17 @@ extension TreeDecoder {
         }
         return float
     }
+
+    /// A date or data value read as the plain document's conventions spell it, with the
+    /// conventions' errors placed at the current path.
+    func spelled<Value>(_ value: ArchiveValue, _ read: (DocumentConventions) throws -> Value) throws -> Value {
+        guard let conventions = session.conventions else {
+            throw mismatch(expected: "a value the document's conventions spell", found: value)
+        }
+        do {
+            return try read(conventions)
+        } catch let failure as ArchiveError {
+            throw error(failure.code, failure.message)
+        }
+    }
 }

@@ -61,7 +61,7 @@ final class KeyedEncodingStorage {
         nested = []
         let dictionary = ArchiveDictionary(uniqueStoredEntries: entries)
         if let checkedKeys, checkedKeys.count == entries.count,
-            entries.indices.allSatisfy({ entries[$0].key == checkedKeys[$0] })
+            entries.indices.allSatisfy({ entries[$0].key.hasSameScalars(as: checkedKeys[$0]) })
         {
             return (dictionary, true)
         }

@@ -365,9 +365,9 @@ struct JSONParser: ~Copyable {
     /// a fingerprint is 0, which stands for any key), compares ``key`` with the object's
     /// earlier keys.
     ///
-    /// Keys compare as Swift strings, so canonically equivalent spellings are the same key, as
-    /// they are for `ArchiveDictionary` (`"\u{212A}"`, KELVIN SIGN, equals `"K"`): that is
-    /// why keys that are not plain ASCII get the fingerprint 0.
+    /// Keys are the same key when they have the same Unicode scalars, as for `ArchiveDictionary`
+    /// (`"\u{E9}"` and `"e\u{301}"` are two keys). Keys with escapes or bytes beyond ASCII get
+    /// the fingerprint 0, so they are compared with every earlier key.
     @inline(__always)
     private mutating func noteKey(at keyOffset: Int, isFirst: Bool) throws {
         let bit: UInt64
@@ -390,7 +390,8 @@ struct JSONParser: ~Copyable {
         let first = keyPrints.count &- (entries.count &- start)
         for index in 0..<(entries.count &- start) {
             let print = keyPrints[first &+ index]
-            if (print == keyPrint || print == 0 || keyPrint == 0) && entries[start &+ index].key == key {
+            guard print == keyPrint || print == 0 || keyPrint == 0 else { continue }
+            if entries[start &+ index].key.hasSameScalars(as: key) {
                 throw ArchiveError(
                     .malformedInput, "duplicate key '\(key)' in an object", path: containerPath(),
                     location: location(of: keyOffset))
@@ -401,8 +402,8 @@ struct JSONParser: ~Copyable {
     /// The first repeated key of an object too large for ``noteKey(at:isFirst:)``.
     private func duplicateKeyInLargeObject() -> String? {
         entries.withElements(from: start) { elements in
-            var seen = Set<String>(minimumCapacity: elements.count)
-            for element in elements where !seen.insert(element.key).inserted {
+            var seen = Set<ExactString>(minimumCapacity: elements.count)
+            for element in elements where !seen.insert(ExactString(element.key)).inserted {
                 return element.key
             }
             return nil

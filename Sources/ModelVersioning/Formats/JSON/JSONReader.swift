@@ -9,8 +9,9 @@ import Foundation
 /// What it accepts: UTF-8 (a leading byte-order mark is skipped) holding exactly one value with
 /// optional whitespace around it. It rejects invalid UTF-8 anywhere (never repairing it), lone
 /// surrogate escapes, raw control characters in strings, comments, trailing commas, leading
-/// zeros and `+`, `NaN`/`Infinity`, and duplicate keys in one object (keys compare as Swift
-/// strings, so canonically equivalent spellings count as duplicates).
+/// zeros and `+`, `NaN`/`Infinity`, and duplicate keys in one object (keys are identified by
+/// their exact Unicode scalars, as in `ArchiveDictionary`: `"\u{E9}"` and `"e\u{301}"` are two
+/// keys).
 ///
 /// Numbers: an integer literal becomes `ArchiveValue.int(_:)` when it fits `Int64`, else
 /// `ArchiveValue.uint(_:)` when it fits `UInt64`, else a double; every literal with a fraction

@@ -19,8 +19,9 @@ import Foundation
 ///   and non-finite doubles use the markup of ``ArchiveMarkup``, keys starting with `$` are
 ///   escaped (except `$archive` in the top-level dictionary), so the text reads back to an equal
 ///   tree. ``MarkupMode/plain``: objects are dictionaries with their `$type`, `$version`, `$id`
-///   and `$classes` keys, references `{"$ref": n}`, dates ISO 8601 strings (exact, or with
-///   three fraction digits), data base64 strings, keys as they are.
+///   and `$classes` keys, references `{"$ref": n}`, dates and data spelled as
+///   `ArchiveWritingOptions.conventions` say (ISO 8601 strings, exact or with three fraction
+///   digits, and base64 strings by default), keys as they are.
 ///
 /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidValue` for a value the
 ///   chosen markup cannot spell (a non-finite double or a date outside the years 1–9999 in
@@ -69,6 +70,8 @@ extension JSONWriter {
         var output = ByteBuffer(capacity: 1 << 14)
         let pretty: Bool
         let markup: Bool
+        /// How plain mode spells dates and data.
+        let conventions: DocumentConventions
         let maxDepth: Int
         var frames = MoveStack<Frame>(initialCapacity: 16)
         /// Containers open around the value being written that someone else writes
@@ -79,6 +82,7 @@ extension JSONWriter {
         init(options: ArchiveWritingOptions) {
             pretty = options.prettyPrinted
             markup = options.markup != .plain
+            conventions = options.conventions
             maxDepth = options.limits.maxDepth
         }
 
@@ -160,13 +164,7 @@ extension JSONWriter {
             case .string(let text):
                 writeString(text)
             case .data(let bytes):
-                if markup {
-                    try openTagged(ArchiveMarkup.dataKey)
-                    writeString(bytes.base64EncodedString())
-                    closeTagged()
-                } else {
-                    writeString(bytes.base64EncodedString())
-                }
+                try writeData(bytes)
             case .date(let date):
                 try writeDate(date)
             case .array(let elements):
@@ -447,11 +445,34 @@ extension JSONWriter {
                 closeTagged()
                 return
             }
-            guard let text = ISO8601Date.exactString(from: date) ?? ISO8601Date.string(from: date, fractionDigits: 3)
-            else {
-                throw invalid("the date \(seconds)s after 2001-01-01 is outside the years 1 to 9999 of ISO 8601")
+            let spelled: ArchiveValue
+            do {
+                spelled = try conventions.spelling(of: date)
+            } catch let error as ArchiveError {
+                throw invalid("the date \(seconds)s after 2001-01-01 cannot be written: \(error.message)")
             }
-            writeString(text)
+            try writeSpelled(spelled)
+        }
+
+        mutating func writeData(_ bytes: Data) throws {
+            if markup {
+                try openTagged(ArchiveMarkup.dataKey)
+                writeString(bytes.base64EncodedString())
+                closeTagged()
+                return
+            }
+            try writeSpelled(conventions.spelling(of: bytes))
+        }
+
+        /// Writes a date or data as plain JSON spells it: a string or a number.
+        private mutating func writeSpelled(_ value: ArchiveValue) throws {
+            switch value {
+            case .string(let text): writeString(text)
+            case .int(let number): writeInteger(number)
+            case .uint(let number): writeInteger(number)
+            case .double(let number): try writeDouble(number)
+            default: throw invalid("a date or data value cannot be spelled as \(value.kind) in plain JSON")
+            }
         }
 
         mutating func writeInteger(_ number: Int64) {

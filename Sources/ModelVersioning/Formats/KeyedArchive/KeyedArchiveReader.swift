@@ -11,7 +11,10 @@ import Foundation
 /// The envelope must be exact: `$archiver` is `"NSKeyedArchiver"`, `$version` is 100000, `$top`
 /// is a dictionary and `$objects` an array whose first entry is `"$null"`. The result is the
 /// root object (see ``KeyedArchiveOptions/rootKey`` for archives with other top-level keys),
-/// not the envelope.
+/// not the envelope. When `$top` also holds `$archive` (with `$document` and
+/// `$documentVersion`: an archive this library wrote from an envelope, see
+/// ``KeyedArchiveOptions/writesEnvelope``), the result is that envelope around the root
+/// object, unless the markup is ``MarkupMode/plain``.
 ///
 /// How objects map onto the tree:
 ///
@@ -64,14 +67,15 @@ struct KeyedArchiveReader {
     static func read(propertyList: ArchiveValue, options: ArchiveReadingOptions) throws -> ArchiveValue {
         let (top, objects) = try envelope(of: propertyList, limits: options.limits)
         var reader = KeyedArchiveReader(objects: objects, limits: options.limits)
+        let restoresEnvelope = options.markup != .plain
         do {
-            return try reader.readRoot(top, options: options.keyedArchive)
+            return try reader.readRoot(top, options: options.keyedArchive, restoresEnvelope: restoresEnvelope)
         } catch is CollectionCycle {
             // A collection was entered again while being expanded: find the collections that
             // contain themselves and read again, keeping those as objects.
             let cyclic = try reader.collectionsOnCycles()
             reader.reset(identifying: cyclic)
-            return try reader.readRoot(top, options: options.keyedArchive)
+            return try reader.readRoot(top, options: options.keyedArchive, restoresEnvelope: restoresEnvelope)
         }
     }
 
@@ -108,7 +112,7 @@ struct KeyedArchiveReader {
         guard let archiver else {
             throw ArchiveError(.malformedInput, "the archive has no '$archiver': it is not an NSKeyedArchiver archive")
         }
-        guard case .string(let archiverName) = archiver, archiverName == "NSKeyedArchiver" else {
+        guard case .string(let archiverName) = archiver, archiverName.hasSameScalars(as: "NSKeyedArchiver") else {
             throw ArchiveError(
                 .malformedInput, "'$archiver' is \(describe(archiver)), not \"NSKeyedArchiver\"",
                 path: [.key("$archiver")])
@@ -249,13 +253,69 @@ struct KeyedArchiveReader {
 
     // MARK: - Root
 
-    /// The root value, from `$top`; identities nothing refers to are removed afterwards.
-    mutating func readRoot(_ top: ArchiveDictionary, options: KeyedArchiveOptions) throws -> ArchiveValue {
+    /// The root value, from `$top`; identities nothing refers to are removed afterwards. With
+    /// `restoresEnvelope`, a root object read from its key (`root` or `rootKey`) comes back in
+    /// the envelope `$top` records beside it, if any.
+    mutating func readRoot(_ top: ArchiveDictionary, options: KeyedArchiveOptions, restoresEnvelope: Bool) throws
+        -> ArchiveValue
+    {
         var root = try topValue(top, rootKey: options.rootKey, readsAllTopLevelObjects: options.readsAllTopLevelObjects)
         if identifiedCount > referenced.count {
             Self.removeUnusedIdentities(&root, keeping: referenced)
         }
+        if restoresEnvelope, options.rootKey != nil || top.index(forKey: "root") != nil,
+            let marker = top[Self.envelopeMarkerKey]
+        {
+            return try envelope(around: root, marker: marker, top: top)
+        }
         return root
+    }
+
+    // MARK: - Envelope in `$top`
+
+    /// The `$top` key of an envelope's format (``ArchiveEnvelope/currentFormatVersion``): one `$`,
+    /// which `NSKeyedArchiver` never writes there (it escapes an app's keys to `$$…`).
+    static let envelopeMarkerKey = "$archive"
+    /// The `$top` key of an envelope's document name.
+    static let envelopeDocumentKey = "$document"
+    /// The `$top` key of an envelope's document version.
+    static let envelopeDocumentVersionKey = "$documentVersion"
+
+    /// The envelope `$top` records around `root`: its format, document name and version.
+    private mutating func envelope(around root: ArchiveValue, marker: ArchiveValue, top: ArchiveDictionary) throws
+        -> ArchiveValue
+    {
+        var entries = ArchiveDictionary(minimumCapacity: 4)
+        let format = try value(marker, at: Site(entry: -1, key: Self.envelopeMarkerKey), depth: 1)
+        guard case .int(let number) = format, number >= 1 else {
+            throw Self.envelopeError(Self.envelopeMarkerKey, "a positive integer (the envelope format)", format)
+        }
+        entries.appendUnchecked(format, forKey: ArchiveEnvelope.markerKey)
+        if let stored = top[Self.envelopeDocumentKey] {
+            let name = try value(stored, at: Site(entry: -1, key: Self.envelopeDocumentKey), depth: 1)
+            guard case .string = name else {
+                throw Self.envelopeError(Self.envelopeDocumentKey, "a string (the document name)", name)
+            }
+            entries.appendUnchecked(name, forKey: ArchiveEnvelope.documentKey)
+        }
+        if let stored = top[Self.envelopeDocumentVersionKey] {
+            let version = try value(stored, at: Site(entry: -1, key: Self.envelopeDocumentVersionKey), depth: 1)
+            guard case .int(let number) = version, number >= 0 else {
+                throw Self.envelopeError(
+                    Self.envelopeDocumentVersionKey, "a non-negative integer (the document version)", version)
+            }
+            entries.appendUnchecked(version, forKey: ArchiveEnvelope.documentVersionKey)
+        }
+        entries.appendUnchecked(root, forKey: ArchiveEnvelope.rootKey)
+        try countNode()
+        return .dictionary(entries)
+    }
+
+    @inline(never)
+    private static func envelopeError(_ key: String, _ expected: String, _ found: ArchiveValue) -> ArchiveError {
+        ArchiveError(
+            .malformedInput, "'\(key)' in '$top' must be \(expected), not \(describe(found))",
+            path: [.key("$top"), .key(key)])
     }
 
     private mutating func topValue(_ top: ArchiveDictionary, rootKey: String?, readsAllTopLevelObjects: Bool) throws

@@ -20,12 +20,24 @@ import Foundation
 /// | object | an object of class `ArchiveObject.typeName` with `$classes` = type name + `ArchiveObject.superclassNames` (+ `NSObject` when that is empty); its fields under their keys (a key that starts with `$` gets one more `$`, as NSKeyedArchiver escapes it; generated keys `$0`, `$1`, … stay) |
 /// | reference | the UID of the object with that identity |
 ///
+/// The root: an envelope (see <doc:OnDiskArchiveFormat>) is not archived as a dictionary. Its
+/// root is the archive's root object, under `$top.root` (or ``KeyedArchiveOptions/rootKey``),
+/// where `NSKeyedUnarchiver.unarchivedObject(ofClass:from:)` looks for it; its format, document
+/// name and version go beside it in `$top` as `$archive`, `$document` and `$documentVersion`
+/// (keys `NSKeyedArchiver` never writes there, since it escapes an app's `$` keys) unless
+/// ``KeyedArchiveOptions/writesEnvelope`` is off. Any other tree is the root as it is, and so is
+/// every tree written with ``MarkupMode/plain``.
+///
 /// In an object's fields, numbers and Booleans are stored inline (as `encodeInteger:forKey:`
 /// writes them) unless ``KeyedArchiveOptions/writesNumbersAsObjects`` is set; everything else
 /// is a UID. Each object's version is stored under `MTLModelVersion` as an NSNumber object, as
-/// Mantle does, unless ``KeyedArchiveOptions/writesModelVersion`` is off. An object of a Foundation
-/// collection class (how the reader keeps a collection that contains itself) has its
-/// `NS.objects` and `NS.keys` arrays written inline, as NSKeyedArchiver writes them.
+/// Mantle does, unless ``KeyedArchiveOptions/writesModelVersion`` is off. An object in Mantle's
+/// form (``KeyedArchiveOptions/mantleModels``, or an object whose class chain names `MTLModel`)
+/// is written as `MTLModel` writes itself: `MTLModelVersion` first, numbers and Booleans as
+/// objects, null fields left out, and `MTLModel`, `NSObject` as its chain when it records none.
+/// An object of a Foundation collection class (how the reader keeps a collection that contains
+/// itself) has its `NS.objects` and `NS.keys` arrays written inline, as NSKeyedArchiver writes
+/// them.
 ///
 /// Identities: every object with an `ArchiveObject.id` is written once, wherever the first
 /// reference to it or the object itself appears. When the identities are small enough (at most
@@ -35,26 +47,76 @@ import Foundation
 ///
 /// - Throws: `ArchiveError` with code `ArchiveError.Code.unresolvedReference` for a
 ///   reference to an identity no object has, `ArchiveError.Code.invalidValue` for two objects
-///   with the same identity, a non-finite date or a field named `MTLModelVersion` (the reader
-///   takes that key as the version), `ArchiveError.Code.limitExceeded` for nesting deeper
-///   than `ArchiveLimits.maxDepth`; each with the path of the value.
+///   with the same identity, a non-finite date, a field named `MTLModelVersion` (the reader
+///   takes that key as the version) or an envelope with a key of its own,
+///   `ArchiveError.Code.malformedInput` for an envelope `ArchiveEnvelope` cannot read,
+///   `ArchiveError.Code.limitExceeded` for nesting deeper than `ArchiveLimits.maxDepth`; each
+///   with the path of the value.
 struct KeyedArchiveWriter {
     static func write(_ value: ArchiveValue, options: ArchiveWritingOptions) throws -> Data {
-        var scan = IdentityScan(maxDepth: options.limits.maxDepth)
-        try scan.visit(value, depth: 0)
-        var writer = KeyedArchiveWriter(scan: scan, options: options.keyedArchive, maxDepth: options.limits.maxDepth)
-        let root = try writer.reference(to: value, depth: 0, inCollection: false)
-        let rootKey = KeyedArchiveReader.escape(options.keyedArchive.rootKey ?? "root")
-        var envelope = ArchiveDictionary(minimumCapacity: 4)
-        envelope.appendUnchecked(.int(100_000), forKey: "$version")
-        envelope.appendUnchecked(.string("NSKeyedArchiver"), forKey: "$archiver")
-        envelope.appendUnchecked(.dictionary([rootKey: .reference(ArchiveObjectID(root))]), forKey: "$top")
-        envelope.appendUnchecked(.array(writer.table), forKey: "$objects")
+        let keyed = options.keyedArchive
+        let envelope = options.markup == .plain ? nil : try Self.envelope(of: value)
+        let root = envelope?.root ?? value
+        // Errors inside an envelope's root name the path in the tree that was given.
+        let rootPath: ArchivePath = envelope == nil ? [] : [.key(ArchiveEnvelope.rootKey)]
+        var writer: KeyedArchiveWriter
+        let rootUID: Int
+        do {
+            var scan = IdentityScan(maxDepth: options.limits.maxDepth)
+            try scan.visit(root, depth: 0)
+            writer = KeyedArchiveWriter(scan: scan, options: keyed, maxDepth: options.limits.maxDepth)
+            rootUID = try writer.reference(to: root, depth: 0, inCollection: false)
+        } catch let error as ArchiveError {
+            throw error.prefixingPath(rootPath)
+        }
+        var top = ArchiveDictionary(minimumCapacity: 4)
+        top.appendUnchecked(
+            .reference(ArchiveObjectID(rootUID)), forKey: KeyedArchiveReader.escape(keyed.rootKey ?? "root"))
+        if let envelope, keyed.writesEnvelope {
+            let format = Int64(envelope.formatVersion)
+            top.appendUnchecked(
+                .reference(ArchiveObjectID(writer.number(.int(format), .int(format)))),
+                forKey: KeyedArchiveReader.envelopeMarkerKey)
+            if let document = envelope.document {
+                top.appendUnchecked(
+                    .reference(ArchiveObjectID(writer.string(document))), forKey: KeyedArchiveReader.envelopeDocumentKey
+                )
+            }
+            if let documentVersion = envelope.documentVersion.map({ Int64($0) }) {
+                top.appendUnchecked(
+                    .reference(ArchiveObjectID(writer.number(.int(documentVersion), .int(documentVersion)))),
+                    forKey: KeyedArchiveReader.envelopeDocumentVersionKey)
+            }
+        }
+        var archive = ArchiveDictionary(minimumCapacity: 4)
+        archive.appendUnchecked(.int(100_000), forKey: "$version")
+        archive.appendUnchecked(.string("NSKeyedArchiver"), forKey: "$archiver")
+        archive.appendUnchecked(.dictionary(top), forKey: "$top")
+        archive.appendUnchecked(.array(writer.table), forKey: "$objects")
         var plistLimits = options.limits
         plistLimits.maxDepth = max(plistLimits.maxDepth, 8)
         return try BinaryPropertyListWriter.write(
-            .dictionary(envelope),
+            .dictionary(archive),
             options: ArchiveWritingOptions(prettyPrinted: false, markup: .plain, limits: plistLimits))
+    }
+
+    /// The envelope of `tree`, when it is one; `nil` for any other tree.
+    ///
+    /// - Throws: What `ArchiveEnvelope.init(tree:)` throws, and `ArchiveError.Code.invalidValue`
+    ///   for a key beside the envelope's own, which a keyed archive has no place for.
+    private static func envelope(of tree: ArchiveValue) throws -> ArchiveEnvelope? {
+        guard ArchiveEnvelope.isEnvelope(tree), case .dictionary(let entries) = tree else { return nil }
+        let known = [
+            ArchiveEnvelope.markerKey, ArchiveEnvelope.documentKey, ArchiveEnvelope.documentVersionKey,
+            ArchiveEnvelope.rootKey,
+        ]
+        if let extra = entries.keys.first(where: { !known.contains($0) }) {
+            throw ArchiveError(
+                .invalidValue,
+                "the envelope holds the key '\(extra)', which a keyed archive has no place for (it keeps the root "
+                    + "object, the document and its version)", path: [.key(extra)])
+        }
+        return try ArchiveEnvelope(tree: tree)
     }
 
     /// The identities of a tree, found before writing so that references may come first.
@@ -116,7 +178,7 @@ struct KeyedArchiveWriter {
     }
 
     /// A number's archived identity: equal numbers of the same kind share one entry.
-    private enum NumberKey: Hashable {
+    enum NumberKey: Hashable {
         case int(Int64)
         case uint(UInt64)
         case double(UInt64)
@@ -135,7 +197,8 @@ struct KeyedArchiveWriter {
     /// The next slot below ``reservedEnd`` to try for an entry without identity.
     private var cursor = 1
     private var written: Set<ArchiveObjectID> = []
-    private var strings: [String: Int] = [:]
+    /// Strings written so far, by their exact scalars (`"\u{E9}"` and `"e\u{301}"` are two).
+    private var strings: [ExactString: Int] = [:]
     private var numbers: [NumberKey: Int] = [:]
     private var classEntries: [[String]: Int] = [:]
     private var nullEntry: Int?
@@ -304,34 +367,61 @@ struct KeyedArchiveWriter {
         } else {
             slot = allocate()
         }
-        let chain = object.superclassNames.isEmpty ? ["NSObject"] : object.superclassNames
+        let foundationKind = KeyedArchiveClass.foundationKinds[object.typeName]
+        let isMantle =
+            foundationKind == nil
+            && (object.superclassNames.contains(Self.mantleModelClass)
+                || options.mantleModels.contains(object.typeName))
+        let chain: [String]
+        if !object.superclassNames.isEmpty {
+            chain = object.superclassNames
+        } else {
+            chain = isMantle ? [Self.mantleModelClass, "NSObject"] : ["NSObject"]
+        }
         var entry = ArchiveDictionary(minimumCapacity: object.fields.count + 2)
         entry.appendUnchecked(.reference(ArchiveObjectID(classEntry([object.typeName] + chain))), forKey: "$class")
-        let inlinesCollections = KeyedArchiveClass.foundationKinds[object.typeName]?.isCollection == true
+        // Mantle's -encodeWithCoder: encodes the version first, NSCoding objects of ours last.
+        if isMantle, let version = object.version {
+            entry.appendUnchecked(modelVersion(version), forKey: KeyedArchiveOptions.modelVersionKey)
+        }
+        let inlinesCollections = foundationKind?.isCollection == true
+        let numbersAsObjects = isMantle || options.writesNumbersAsObjects
         for (key, value) in object.fields {
             guard key != KeyedArchiveOptions.modelVersionKey else { throw Self.modelVersionFieldError() }
+            // Mantle leaves nil properties out.
+            if isMantle, case .null = value { continue }
             do {
                 if inlinesCollections, key == "NS.objects" || key == "NS.keys", case .array(let elements) = value {
                     entry.appendUnchecked(.array(try elementReferences(elements, depth: depth + 2)), forKey: key)
                 } else {
-                    entry.appendUnchecked(try field(value, depth: depth + 1), forKey: KeyedArchiveReader.escape(key))
+                    entry.appendUnchecked(
+                        try field(value, depth: depth + 1, asObject: numbersAsObjects),
+                        forKey: KeyedArchiveReader.escape(key))
                 }
             } catch let error as ArchiveError {
                 throw error.prefixingPath([.key(key)])
             }
         }
-        if options.writesModelVersion, let version = object.version {
-            entry.appendUnchecked(
-                .reference(ArchiveObjectID(number(.int(Int64(version)), .int(Int64(version))))),
-                forKey: KeyedArchiveOptions.modelVersionKey)
+        if !isMantle, options.writesModelVersion, let version = object.version {
+            entry.appendUnchecked(modelVersion(version), forKey: KeyedArchiveOptions.modelVersionKey)
         }
         table[slot] = .dictionary(entry)
         return slot
     }
 
+    /// The superclass of every Mantle model.
+    static let mantleModelClass = "MTLModel"
+
+    /// A UID of an object's version, an NSNumber object as Mantle stores it.
+    private mutating func modelVersion(_ version: Int) -> ArchiveValue {
+        .reference(ArchiveObjectID(number(.int(Int64(version)), .int(Int64(version)))))
+    }
+
     /// The value stored under a field of an object: an inline number or Boolean, or a UID.
-    private mutating func field(_ value: ArchiveValue, depth: Int) throws -> ArchiveValue {
-        if !options.writesNumbersAsObjects {
+    ///
+    /// - Parameter asObject: Whether numbers and Booleans are NSNumber objects too.
+    private mutating func field(_ value: ArchiveValue, depth: Int, asObject: Bool) throws -> ArchiveValue {
+        if !asObject {
             switch value {
             case .bool, .int, .double:
                 return value
@@ -344,22 +434,17 @@ struct KeyedArchiveWriter {
         return .reference(ArchiveObjectID(try reference(to: value, depth: depth, inCollection: false)))
     }
 
-    private mutating func number(_ key: NumberKey, _ value: ArchiveValue) -> Int {
+    mutating func number(_ key: NumberKey, _ value: ArchiveValue) -> Int {
         if let slot = numbers[key] { return slot }
         let slot = append(value)
         numbers[key] = slot
         return slot
     }
 
-    private mutating func string(_ text: String) -> Int {
-        if let slot = strings[text] {
-            // Swift's `==` merges canonically equivalent strings; an archive tells them apart.
-            if case .string(let stored) = table[slot], stored.utf8.elementsEqual(text.utf8) { return slot }
-            if text == "$null", case .dictionary = table[slot] { return slot }
-            return append(.string(text))
-        }
+    mutating func string(_ text: String) -> Int {
+        if let slot = strings[ExactString(text)] { return slot }
         let slot: Int
-        if text == "$null" {
+        if text.hasSameScalars(as: "$null") {
             // A "$null" entry reads as nil; NSString's own coding keeps the text.
             let entry: ArchiveDictionary = [
                 "$class": .reference(ArchiveObjectID(classEntry(["NSString", "NSObject"]))),
@@ -369,7 +454,7 @@ struct KeyedArchiveWriter {
         } else {
             slot = append(.string(text))
         }
-        strings[text] = slot
+        strings[ExactString(text)] = slot
         return slot
     }
 

@@ -51,7 +51,8 @@ enum BinaryPropertyListWriter {
         var references: [Int] = []
         /// References of the containers being built (a stack of runs).
         var pending: [Int] = []
-        var strings: [String: Int] = [:]
+        /// Strings written so far, by their exact scalars (`"\u{E9}"` and `"e\u{301}"` are two).
+        var strings: [ExactString: Int] = [:]
         var integers: [Int64: Int] = [:]
         var reals: [UInt64: Int] = [:]
         var dates: [UInt64: Int] = [:]
@@ -162,14 +163,9 @@ enum BinaryPropertyListWriter {
         }
 
         private mutating func addString(_ text: String) -> Int {
-            if let index = strings[text] {
-                // Swift's `==` merges canonically equivalent strings ("é" and "e\u{301}"); a
-                // property list tells them apart, so share only byte-for-byte equal ones.
-                if case .string(let stored) = records[index], stored.utf8.elementsEqual(text.utf8) { return index }
-                return append(.string(text))
-            }
+            if let index = strings[ExactString(text)] { return index }
             let index = append(.string(text))
-            strings[text] = index
+            strings[ExactString(text)] = index
             return index
         }
 

@@ -1,0 +1,28 @@
+import ModelVersioning
+
+/// How a shape's outline is drawn, as app 1.1 archived it: `Style` v2 `{stroke, width}`.
+///
+/// App 1.1 renamed `color` to `stroke` and added the width; strokes drawn before were one point
+/// wide.
+public struct Style: VersionedModel, Hashable, Sendable {
+    /// The stroke colour, as `#RRGGBB`.
+    public var stroke: String
+    /// The stroke width, in points.
+    public var width: Double
+
+    /// Creates a style.
+    public init(stroke: String, width: Double = 1.0) {
+        self.stroke = stroke
+        self.width = width
+    }
+
+    /// v2 since app 1.1.
+    public static let modelVersion = 2
+
+    /// App 1.1 opens app 1.0's archives.
+    public static let migrationSteps = [
+        MigrationStep(
+            from: 1, to: 2, name: "app 1.1: stroke and width",
+            rules: [.rename("color", to: "stroke"), .add("width", default: 1.0)])
+    ]
+}
