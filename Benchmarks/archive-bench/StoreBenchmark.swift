@@ -271,8 +271,13 @@ enum StoreBenchmark {
 }
 
 /// A child process, timed and measured: wall-clock seconds from spawn to exit, and the peak of its
-/// resident set (`wait4`'s `ru_maxrss`). Its standard error is discarded; standard output too,
-/// unless captured.
+/// resident set. Its standard error is discarded; standard output too, unless captured.
+///
+/// On Linux the peak comes from `/usr/bin/time`, which forks the command from its own small
+/// process: `posix_spawn` starts a child in this process's address space, and Linux carries that
+/// space's high-water mark across `exec` into the child's `ru_maxrss`, so `wait4` would report
+/// the benchmark's own peak. Without `/usr/bin/time` the peak is not measured (0). Elsewhere it
+/// is `wait4`'s `ru_maxrss`.
 enum ChildProcess {
     struct Run {
         var status: Int32
@@ -285,11 +290,22 @@ enum ChildProcess {
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent(
             "archive-bench-\(UUID().uuidString)"
         ).path
-        defer { if captureOutput { unlink(outputPath) } }
-        // Through `sh -c 'exec …'`: the shell becomes the command, so `wait4` measures the
-        // command itself, and the redirections need no platform's spawn file actions.
+        let peakPath = outputPath + ".peak"
+        defer {
+            if captureOutput { unlink(outputPath) }
+            unlink(peakPath)
+        }
+        #if os(Linux)
+            let timer =
+                FileManager.default.isExecutableFile(atPath: "/usr/bin/time")
+                ? "/usr/bin/time -f %M -o '\(peakPath)' " : ""
+        #else
+            let timer = ""
+        #endif
+        // Through `sh -c 'exec …'`: the shell becomes the command (or /usr/bin/time, its parent),
+        // and the redirections need no platform's spawn file actions.
         let script =
-            "exec \"$0\" \"$@\" < /dev/null 2> /dev/null > " + (captureOutput ? "'\(outputPath)'" : "/dev/null")
+            "exec \(timer)\"$0\" \"$@\" < /dev/null 2> /dev/null > " + (captureOutput ? "'\(outputPath)'" : "/dev/null")
         let argv = (["/bin/sh", "-c", script] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -302,7 +318,11 @@ enum ChildProcess {
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
         let seconds = Timing.now() - start
-        #if canImport(Darwin)
+        #if os(Linux)
+            // The last line is %M, the command's peak in KiB (a line before it names a signal).
+            let reported = (try? String(contentsOfFile: peakPath, encoding: .utf8)) ?? ""
+            let peak = (reported.split(separator: "\n").last.flatMap { Int($0) } ?? 0) * 1024
+        #elseif canImport(Darwin)
             let peak = Int(usage.ru_maxrss)
         #else
             let peak = Int(usage.ru_maxrss) * 1024

@@ -53,14 +53,40 @@ struct ToolProcess {
         var standardError: String
     }
 
+    /// Whether ``measure(_:in:standardInput:)`` can measure a process's own peak: on Linux it
+    /// needs `/usr/bin/time` (see there).
+    static var canMeasurePeakMemory: Bool {
+        #if os(Linux)
+            return FileManager.default.isExecutableFile(atPath: "/usr/bin/time")
+        #else
+            return true
+        #endif
+    }
+
     /// Runs the tool with its standard input read from the file `standardInput` (if any) and its
-    /// standard output discarded, and measures its peak resident set (`wait4`'s `ru_maxrss`).
+    /// standard output discarded, and measures its peak resident set.
+    ///
+    /// On Linux the peak comes from `/usr/bin/time`, which forks the tool from its own small
+    /// process: `posix_spawn` starts a child in its parent's address space, and Linux carries that
+    /// space's high-water mark across `exec` into the child's `ru_maxrss`, so `wait4` on a child
+    /// of the test process reports the test process's own peak. Elsewhere `wait4`'s `ru_maxrss`
+    /// is the child's.
     static func measure(_ arguments: [String], in directory: URL, standardInput: URL? = nil) throws -> Measured {
         let executable = productsDirectory.appendingPathComponent("archive-migrate").path
         let errors = directory.appendingPathComponent(".measure-\(UUID().uuidString).err")
+        let peakFile = directory.appendingPathComponent(".measure-\(UUID().uuidString).peak")
+        defer {
+            try? FileManager.default.removeItem(at: errors)
+            try? FileManager.default.removeItem(at: peakFile)
+        }
         func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        #if os(Linux)
+            let timer = "/usr/bin/time -f %M -o \(quoted(peakFile.path)) "
+        #else
+            let timer = ""
+        #endif
         let script =
-            "cd \(quoted(directory.path)) && exec \(quoted(executable)) "
+            "cd \(quoted(directory.path)) && exec \(timer)\(quoted(executable)) "
             + arguments.map(quoted).joined(separator: " ")
             + " < \(quoted(standardInput?.path ?? "/dev/null")) > /dev/null 2> \(quoted(errors.path))"
         var pid: pid_t = 0
@@ -75,8 +101,14 @@ struct ToolProcess {
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
-        defer { try? FileManager.default.removeItem(at: errors) }
-        #if canImport(Darwin)
+        #if os(Linux)
+            // The last line is %M, the tool's peak in KiB (a line before it names a signal).
+            let reported = (try? String(contentsOf: peakFile, encoding: .utf8)) ?? ""
+            guard let kibibytes = reported.split(separator: "\n").last.flatMap({ Int($0) }) else {
+                throw CocoaError(.fileReadCorruptFile)
+            }
+            let peak = kibibytes * 1024
+        #elseif canImport(Darwin)
             let peak = Int(usage.ru_maxrss)
         #else
             let peak = Int(usage.ru_maxrss) * 1024
