@@ -89,15 +89,27 @@ public enum ArchiveDiff {
             }
         }
 
+        /// Keys are matched by their exact Unicode scalars; each look-up starts after the
+        /// previous hit (keys in the same order cost one comparison each) and large
+        /// dictionaries find the others through their index, so the walk takes linear time.
         mutating func compare(_ a: ArchiveDictionary, _ b: ArchiveDictionary, at path: ArchivePath) {
+            var hint = 0
             for (key, value) in a {
-                if let other = b[key] {
-                    compare(value, other, at: path.appending(key))
+                guard !isFull else { return }
+                if let position = b.index(forKey: key, startingAt: hint) {
+                    hint = position + 1
+                    compare(value, b.value(at: position), at: path.appending(key))
                 } else if !(options.nullMeansAbsent && value.isNull) {
                     note(.removed, path.appending(key), value, nil)
                 }
             }
-            for (key, value) in b where a.index(forKey: key) == nil {
+            hint = 0
+            for (key, value) in b {
+                guard !isFull else { return }
+                if let position = a.index(forKey: key, startingAt: hint) {
+                    hint = position + 1
+                    continue
+                }
                 if options.nullMeansAbsent && value.isNull { continue }
                 note(.added, path.appending(key), nil, value)
             }

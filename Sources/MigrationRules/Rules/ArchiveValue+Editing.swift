@@ -166,7 +166,7 @@ extension ArchiveDictionary {
     ) throws -> (value: ArchiveValue, position: Int)? {
         guard offset < keys.count, let index = index(forKey: keys[offset]) else { return nil }
         if offset == keys.count - 1 {
-            return (entries.remove(at: index).value, index)
+            return (removeEntry(at: index).value, index)
         }
         if entries[index].value.isNull { return nil }
         var taken: (value: ArchiveValue, position: Int)?
@@ -180,7 +180,7 @@ extension ArchiveDictionary {
         }
         guard let taken else { return nil }
         if emptied, case .dictionary = entries[index].value {
-            entries.remove(at: index)
+            removeEntry(at: index)
         }
         return (taken.value, index)
     }
@@ -232,9 +232,9 @@ extension ArchiveDictionary {
     @inline(__always)
     mutating func insertEntry(_ value: ArchiveValue, forKey key: String, at position: Int?) {
         if let position, position >= 0, position < entries.count {
-            entries.insert(Entry(key: key, value: value), at: position)
+            insertEntry(Entry(key: key, value: value), at: position)
         } else {
-            entries.append(Entry(key: key, value: value))
+            appendUnchecked(value, forKey: key)
         }
     }
 

@@ -56,7 +56,7 @@ extension MigrationRule {
                 throw failure(
                     "cannot rename '\(key)' to '\(newKey)': the key '\(newKey)' already exists", at: target.path)
             }
-            target.fields.entries[index].key = newKey
+            target.fields.setKey(newKey, at: index)
 
         case .add(let key, let value):
             if target.fields.index(forKey: key) == nil {
@@ -107,7 +107,7 @@ extension MigrationRule {
                 if let first = elements.first {
                     target.fields.entries[index].value = first
                 } else {
-                    target.fields.entries.remove(at: index)
+                    target.fields.removeEntry(at: index)
                 }
             case let other:
                 throw failure("expected an array, found \(other.kindAndValue)", at: target.path.appending(key))
@@ -179,13 +179,14 @@ extension MigrationRule {
             guard let existing = containerIndex else {
                 // A new container takes the first moved key's place (a null one is replaced).
                 if nullContainer, let stale = target.fields.index(forKey: container) {
-                    target.fields.entries.remove(at: stale)
+                    target.fields.removeEntry(at: stale)
                     if stale < index { index -= 1 }
                     nullContainer = false
                 }
                 var inner = ArchiveDictionary(minimumCapacity: keys.count)
                 inner.appendUnchecked(target.fields.entries[index].value, forKey: key)
-                target.fields.entries[index] = ArchiveDictionary.Entry(key: container, value: .dictionary(inner))
+                target.fields.setKey(container, at: index)
+                target.fields.entries[index].value = .dictionary(inner)
                 containerIndex = index
                 continue
             }
@@ -193,7 +194,7 @@ extension MigrationRule {
                 throw ArchiveError(
                     .migrationFailed, "the key '\(container).\(key)' already exists", path: target.path)
             }
-            let value = target.fields.entries.remove(at: index).value
+            let value = target.fields.removeEntry(at: index).value
             let destination = index < existing ? existing - 1 : existing
             target.fields.entries[destination].value.modifyKeyedEntries { $0.appendUnchecked(value, forKey: key) }
             containerIndex = destination
@@ -221,13 +222,13 @@ extension MigrationRule {
                 throw ArchiveError(.migrationFailed, "the key '\(key)' already exists", path: target.path)
             }
             let value = target.fields.entries[containerIndex].value.modifyKeyedEntries { $0.removeValue(forKey: key) }
-            target.fields.entries.insert(
+            target.fields.insertEntry(
                 ArchiveDictionary.Entry(key: key, value: (value ?? nil) ?? .null), at: containerIndex)
             containerIndex += 1
             moved = true
         }
         if moved, case .dictionary(let inner) = target.fields.entries[containerIndex].value, inner.isEmpty {
-            target.fields.entries.remove(at: containerIndex)
+            target.fields.removeEntry(at: containerIndex)
         }
     }
 
@@ -257,9 +258,8 @@ extension MigrationRule {
                 .migrationFailed, "the split gave \(pieces.count) values for \(parts.count) keys",
                 path: target.path.appending(key))
         }
-        target.fields.entries.remove(at: index)
-        target.fields.entries.insert(
-            contentsOf: zip(parts, pieces).map { ArchiveDictionary.Entry(key: $0, value: $1) }, at: index)
+        target.fields.replaceEntries(
+            index..<index + 1, with: zip(parts, pieces).map { ArchiveDictionary.Entry(key: $0, value: $1) })
     }
 
     private static func splitString(
@@ -329,7 +329,7 @@ extension MigrationRule {
             merged = try joiner(values)
         }
         for index in indices.sorted(by: >) {
-            target.fields.entries.remove(at: index)
+            target.fields.removeEntry(at: index)
         }
         target.fields.insertEntry(merged, forKey: key, at: position)
     }

@@ -48,7 +48,8 @@ struct JSONParser: ~Copyable {
     }
 
     /// Objects up to this many entries are checked for duplicate keys as each key arrives;
-    /// larger ones again, with a set, when they close.
+    /// larger ones again when they close, through the index of their dictionary (see
+    /// `ArchiveDictionary`) or a set.
     private static let incrementalKeyCheckLimit = 32
 
     private let bytes: UnsafePointer<UInt8>
@@ -305,14 +306,13 @@ struct JSONParser: ~Copyable {
 
     private mutating func closeObject() throws -> ArchiveValue {
         let count = entries.count &- start
-        if count > Self.incrementalKeyCheckLimit, let duplicate = duplicateKeyInLargeObject() {
-            throw ArchiveError(
-                .malformedInput, "duplicate key '\(duplicate)' in an object", path: containerPath(),
-                location: location(of: openOffset))
-        }
+        let isLarge = count > Self.incrementalKeyCheckLimit
         keyPrints.removeLast(count)
         let value: ArchiveValue
         if markup && reservedKeys > 0 {
+            if isLarge, let duplicate = duplicateKeyInLargeObject() {
+                throw duplicateKeyError(duplicate)
+            }
             if reservedKeys == metadataCount, let object = leadingMetadataObject() {
                 value = object
             } else {
@@ -320,7 +320,12 @@ struct JSONParser: ~Copyable {
                 if case .reference = value { sawReference = true }
             }
         } else {
-            value = .dictionary(ArchiveDictionary(uniqueStoredEntries: entries.removeArray(from: start)))
+            // A large dictionary indexes its keys as it is made, which finds a repeated one.
+            let dictionary = ArchiveDictionary(uniqueStoredEntries: entries.removeArray(from: start))
+            if isLarge, let duplicate = dictionary.firstDuplicateKey() {
+                throw duplicateKeyError(duplicate)
+            }
+            value = .dictionary(dictionary)
         }
         restoreParent()
         return value
@@ -399,7 +404,8 @@ struct JSONParser: ~Copyable {
         }
     }
 
-    /// The first repeated key of an object too large for ``noteKey(at:isFirst:)``.
+    /// The first repeated key of an object with archive markup too large for
+    /// ``noteKey(at:isFirst:)`` (plain objects find theirs as their dictionary is made).
     private func duplicateKeyInLargeObject() -> String? {
         entries.withElements(from: start) { elements in
             var seen = Set<ExactString>(minimumCapacity: elements.count)
@@ -408,6 +414,13 @@ struct JSONParser: ~Copyable {
             }
             return nil
         }
+    }
+
+    /// The error for a key that occurs twice in the object being closed.
+    private func duplicateKeyError(_ key: String) -> ArchiveError {
+        ArchiveError(
+            .malformedInput, "duplicate key '\(key)' in an object", path: containerPath(),
+            location: location(of: openOffset))
     }
 
     /// Builds the value an object with reserved keys stands for (see ``ArchiveMarkup``), through

@@ -1,0 +1,322 @@
+/// A hash index of a large ``ArchiveDictionary``'s keys: where each key is among its entries.
+///
+/// Open addressing with linear probing over a power-of-two table of 64-bit slots. An empty slot
+/// is 0; an occupied one holds the low 32 bits of its key's hash in its high half and its entry's
+/// position plus one in its low half, so that a probe rejects other keys without reading them and
+/// a slot's home is known without hashing its key again (for deletion by backward shifting).
+/// Keys hash by their exact Unicode scalars (``ExactString``) with the standard library's
+/// randomly seeded `Hasher`, so that an archive cannot choose keys that collide.
+///
+/// When an indexed dictionary has a repeated key (readers build dictionaries first and reject
+/// them after ``ArchiveDictionary/firstDuplicateKey()``), the index holds the first entry of
+/// each key, as a scan finds it, and records the first repeat. Appending keeps it so; any other
+/// edit of such a dictionary builds the index again, which costs linear time but only for input
+/// a reader rejects.
+///
+/// Copy-on-write: a dictionary edits its index only when no other dictionary shares it
+/// (`isKnownUniquelyReferenced`), and copies it otherwise. `@unchecked Sendable` is sound for
+/// the same reason as ``ArchiveObject``'s storage: it is only changed while uniquely referenced,
+/// so no other value, and so no other thread, can see it.
+@usableFromInline
+final class KeyIndex: @unchecked Sendable {
+    /// The table's size minus one (the size is a power of two, at most 2³²).
+    let mask: Int
+    /// `mask + 1` slots; their memory, not the pointer, changes.
+    let slots: UnsafeMutablePointer<UInt64>
+    /// How many slots are occupied.
+    @exclusivity(unchecked) var occupied = 0
+    /// The first position whose key repeats an earlier entry's key, when there is one.
+    @exclusivity(unchecked) var firstDuplicate: Int?
+
+    static let positionBits: UInt64 = 0xFFFF_FFFF
+    static let hashBits: UInt64 = 0xFFFF_FFFF_0000_0000
+
+    /// An empty table of `size` slots (a power of two).
+    init(size: Int) {
+        mask = size - 1
+        slots = .allocate(capacity: size)
+        slots.initialize(repeating: 0, count: size)
+    }
+
+    deinit {
+        slots.deallocate()
+    }
+
+    /// A table for `count` entries: at least twice as many slots, so that it starts at most half
+    /// full, and at least 64.
+    static func size(for count: Int) -> Int {
+        var size = 64
+        while size < count * 2 { size *= 2 }
+        return size
+    }
+
+    /// Whether one more key would fill the table past three quarters.
+    var isFull: Bool { (occupied + 1) * 4 > (mask + 1) * 3 }
+
+    func copy() -> KeyIndex {
+        let copy = KeyIndex(size: mask + 1)
+        copy.slots.update(from: slots, count: mask + 1)
+        copy.occupied = occupied
+        copy.firstDuplicate = firstDuplicate
+        return copy
+    }
+
+    /// The hash of `key`'s exact scalars: of its UTF-8 bytes alone (one key per hash, so no
+    /// count is needed to keep keys apart).
+    @inline(__always)
+    static func hash(_ key: String) -> Int {
+        var hasher = Hasher()
+        let hashed: Void? = key.utf8.withContiguousStorageIfAvailable { bytes in
+            hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+        }
+        if hashed == nil {
+            var contiguous = key
+            contiguous.makeContiguousUTF8()
+            _ = contiguous.utf8.withContiguousStorageIfAvailable { bytes in
+                hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+            }
+        }
+        return hasher.finalize()
+    }
+
+    @inline(__always)
+    static func tag(_ hash: Int) -> UInt64 {
+        UInt64(UInt32(truncatingIfNeeded: hash)) << 32
+    }
+
+    @inline(__always)
+    static func position(_ slot: UInt64) -> Int {
+        Int(truncatingIfNeeded: slot & positionBits) &- 1
+    }
+
+    /// The bucket holding `key`, or the empty bucket where it would go.
+    @inline(__always)
+    func bucket(of key: String, hash: Int, in entries: [ArchiveDictionary.Entry]) -> (bucket: Int, found: Bool) {
+        let tag = Self.tag(hash)
+        var bucket = hash & mask
+        while true {
+            let slot = slots[bucket]
+            if slot == 0 { return (bucket, false) }
+            if slot & Self.hashBits == tag {
+                let position = Self.position(slot)
+                if position < entries.count, entries[position].key.hasSameScalars(as: key) { return (bucket, true) }
+            }
+            bucket = (bucket &+ 1) & mask
+        }
+    }
+
+    /// The position of `key` among `entries`.
+    func position(of key: String, in entries: [ArchiveDictionary.Entry]) -> Int? {
+        let (bucket, found) = self.bucket(of: key, hash: Self.hash(key), in: entries)
+        return found ? Self.position(slots[bucket]) : nil
+    }
+
+    /// Indexes the entry at `position`; when its key is already indexed, records the repeat
+    /// (the earlier entry keeps its slot) and returns `false`. The table must not be full.
+    @discardableResult
+    func insert(_ position: Int, in entries: [ArchiveDictionary.Entry]) -> Bool {
+        let hash = Self.hash(entries[position].key)
+        let (bucket, found) = self.bucket(of: entries[position].key, hash: hash, in: entries)
+        if found {
+            if firstDuplicate == nil { firstDuplicate = position }
+            return false
+        }
+        slots[bucket] = Self.tag(hash) | UInt64(truncatingIfNeeded: position &+ 1)
+        occupied &+= 1
+        return true
+    }
+
+    /// The bucket of the slot for the entry at `position`, whose key is `key`; `nil` when that
+    /// entry is not indexed (a repeated key).
+    func bucket(ofPosition position: Int, key: String) -> Int? {
+        let hash = Self.hash(key)
+        let tag = Self.tag(hash)
+        let stored = UInt64(truncatingIfNeeded: position &+ 1)
+        var bucket = hash & mask
+        while true {
+            let slot = slots[bucket]
+            if slot == 0 { return nil }
+            if slot == tag | stored { return bucket }
+            bucket = (bucket &+ 1) & mask
+        }
+    }
+
+    /// Empties the slot at `bucket`, moving later slots of the same run back so that every key
+    /// stays reachable from its home bucket.
+    func removeSlot(at bucket: Int) {
+        var hole = bucket
+        var next = (hole &+ 1) & mask
+        while slots[next] != 0 {
+            let home = Int(truncatingIfNeeded: slots[next] >> 32) & mask
+            // The slot may move into the hole when the hole lies between its home and it.
+            if (next &- home) & mask >= (next &- hole) & mask {
+                slots[hole] = slots[next]
+                hole = next
+            }
+            next = (next &+ 1) & mask
+        }
+        slots[hole] = 0
+        occupied &-= 1
+    }
+
+    /// Adds `delta` to every indexed position from `start` on, by visiting every slot.
+    func shiftPositions(from start: Int, by delta: Int) {
+        for bucket in 0...mask {
+            let slot = slots[bucket]
+            guard slot != 0 else { continue }
+            let position = Self.position(slot)
+            if position >= start {
+                slots[bucket] = (slot & Self.hashBits) | UInt64(truncatingIfNeeded: position &+ delta &+ 1)
+            }
+        }
+    }
+
+    /// Changes the slot of the entry now at `position`, which the index has at `position - delta`.
+    func move(to position: Int, by delta: Int, in entries: [ArchiveDictionary.Entry]) {
+        guard let bucket = bucket(ofPosition: position &- delta, key: entries[position].key) else { return }
+        slots[bucket] = (slots[bucket] & Self.hashBits) | UInt64(truncatingIfNeeded: position &+ 1)
+    }
+}
+
+extension ArchiveDictionary {
+    /// The position of `key`, through the index when there is one.
+    @usableFromInline
+    func indexedPosition(of key: String) -> Int? {
+        guard let keyIndex else { return entries.firstIndex { $0.key.hasSameScalars(as: key) } }
+        return keyIndex.position(of: key, in: entries)
+    }
+
+    /// Builds the index for the current entries, or drops it when there are at most half of
+    /// ``indexedCount`` (or, beyond any real archive, more than 2³² − 2).
+    @usableFromInline
+    mutating func rebuildKeyIndex() {
+        let count = entries.count
+        guard count > Self.indexedCount / 2, count < Int(UInt32.max) else {
+            keyIndex = nil
+            return
+        }
+        let index = KeyIndex(size: KeyIndex.size(for: count))
+        for position in 0..<count {
+            index.insert(position, in: entries)
+        }
+        keyIndex = index
+    }
+
+    /// The index, not shared with any other dictionary, to change in place.
+    private mutating func uniqueKeyIndex() -> KeyIndex? {
+        guard keyIndex != nil else { return nil }
+        if !isKnownUniquelyReferenced(&keyIndex) {
+            keyIndex = keyIndex?.copy()
+        }
+        return keyIndex
+    }
+
+    /// Indexes the last entry, just appended (building the index when the dictionary has just
+    /// grown past ``indexedCount``).
+    @usableFromInline
+    mutating func indexAppendedEntry() {
+        // No reference to the index is held across `uniqueKeyIndex()`, which would copy it.
+        guard keyIndex?.isFull == false else {
+            rebuildKeyIndex()
+            return
+        }
+        uniqueKeyIndex()?.insert(entries.count - 1, in: entries)
+    }
+
+    /// Removes the entry at `position` from an indexed dictionary.
+    @usableFromInline
+    mutating func removeIndexedEntry(at position: Int) -> Entry {
+        let entry = entries[position]
+        replaceIndexedEntries(position..<position + 1, with: EmptyCollection())
+        return entry
+    }
+
+    /// Replaces the entries in `range` with `newEntries` and brings the index up to date: the
+    /// removed keys' slots are emptied, the positions after the range shifted (slot by slot when
+    /// few entries follow it, else in one pass over the table), the new keys indexed.
+    mutating func replaceIndexedEntries(_ range: Range<Int>, with newEntries: some Collection<Entry>) {
+        let oldCount = entries.count
+        let newCount = oldCount - range.count + newEntries.count
+        guard newCount > Self.indexedCount / 2, canEditIndex(removing: range.count, adding: newEntries.count)
+        else {
+            // No index yet, one to drop, grow or shrink, or a repeated key: build it again.
+            entries.replaceSubrange(range, with: newEntries)
+            rebuildKeyIndex()
+            return
+        }
+        guard let index = uniqueKeyIndex() else { return }
+        for position in range {
+            if let bucket = index.bucket(ofPosition: position, key: entries[position].key) {
+                index.removeSlot(at: bucket)
+            }
+        }
+        entries.replaceSubrange(range, with: newEntries)
+        let delta = newEntries.count - range.count
+        let firstMoved = range.lowerBound + newEntries.count
+        if delta != 0 && firstMoved < newCount {
+            if (newCount - firstMoved) * 32 < index.mask + 1 {
+                // In the order that never leaves two slots with one position: a slot is found by
+                // its position alone, whatever the hashes of other keys.
+                if delta > 0 {
+                    for position in (firstMoved..<newCount).reversed() {
+                        index.move(to: position, by: delta, in: entries)
+                    }
+                } else {
+                    for position in firstMoved..<newCount {
+                        index.move(to: position, by: delta, in: entries)
+                    }
+                }
+            } else {
+                index.shiftPositions(from: range.upperBound, by: delta)
+            }
+        }
+        for position in range.lowerBound..<firstMoved where !index.insert(position, in: entries) {
+            // A new key that repeats one already there: let the index say which comes first.
+            rebuildKeyIndex()
+            return
+        }
+    }
+
+    /// Whether the index can take an edit that removes and adds keys in place: it has no
+    /// repeated key, stays at most three quarters full and keeps at least an eighth of its
+    /// table (or is of the smallest size).
+    private func canEditIndex(removing removed: Int, adding added: Int) -> Bool {
+        guard let keyIndex, keyIndex.firstDuplicate == nil else { return false }
+        let size = keyIndex.mask + 1
+        let newCount = entries.count - removed + added
+        return (keyIndex.occupied - removed + added) * 4 <= size * 3 && (newCount * 8 >= size || size <= 64)
+    }
+
+    /// Changes the key at `position` in an indexed dictionary.
+    mutating func setIndexedKey(_ key: String, at position: Int) {
+        guard let index = uniqueKeyIndex(), index.firstDuplicate == nil,
+            let bucket = index.bucket(ofPosition: position, key: entries[position].key)
+        else {
+            entries[position].key = key
+            rebuildKeyIndex()
+            return
+        }
+        index.removeSlot(at: bucket)
+        entries[position].key = key
+        if !index.insert(position, in: entries) {
+            rebuildKeyIndex()
+        }
+    }
+
+    /// Whether the index (if any) finds every key at its first position, holds nothing else,
+    /// and records the first repeated key: for tests.
+    package var keyIndexIsConsistent: Bool {
+        guard let keyIndex else { return entries.count <= Self.indexedCount }
+        var first: [ExactString: Int] = [:]
+        var firstDuplicate: Int?
+        for (position, entry) in entries.enumerated() {
+            if first[ExactString(entry.key)] == nil {
+                first[ExactString(entry.key)] = position
+            } else if firstDuplicate == nil {
+                firstDuplicate = position
+            }
+        }
+        guard keyIndex.occupied == first.count, keyIndex.firstDuplicate == firstDuplicate else { return false }
+        return first.allSatisfy { key, position in keyIndex.position(of: key.string, in: entries) == position }
+    }
+}
