@@ -1,8 +1,9 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// libFuzzer targets for ModelVersioning's readers, decoder, migration pass and rules-file reader. A
-// separate package, so that the root package's `swift build` never builds fuzzers. Build and run one with
+// libFuzzer targets for ModelVersioning's readers, decoder, migration pass, rules-file reader and the way
+// downs archives carry. A separate package, so that the root package's `swift build` never builds fuzzers.
+// Build and run one with
 //
 //   bash Fuzz/run.sh fuzz-json 60
 //
@@ -17,6 +18,7 @@ let package = Package(
         .executable(name: "fuzz-decode", targets: ["fuzz-decode"]),
         .executable(name: "fuzz-migrate", targets: ["fuzz-migrate"]),
         .executable(name: "fuzz-rules", targets: ["fuzz-rules"]),
+        .executable(name: "fuzz-carried", targets: ["fuzz-carried"]),
     ],
     dependencies: [.package(name: "ModelVersioning", path: "..")],
     targets: [
@@ -27,6 +29,7 @@ let package = Package(
         .executableTarget(name: "fuzz-decode", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "fuzz-migrate", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "fuzz-rules", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "fuzz-carried", dependencies: ["FuzzSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,7 +6,7 @@
 #   bash Fuzz/make-corpora.sh decode     # one
 #
 # Seeds larger than 256 KiB are left out (libFuzzer mutates within -max_len anyway).
-# fuzz-decode, fuzz-migrate and fuzz-rules also write seeds of their own (FUZZ_WRITE_SEEDS), so
+# fuzz-decode, fuzz-migrate, fuzz-rules and fuzz-carried also write seeds of their own (FUZZ_WRITE_SEEDS), so
 # their binaries must be built first (run.sh does).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -80,6 +80,10 @@ if [ "$wanted" = all ] || [ "$wanted" = rules ]; then
     FUZZ_WRITE_SEEDS=corpus-rules SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 .build/release/fuzz-rules
     mapfile -t seeds < <(files archives 'rules.json'; files . '*.rules.json'; files malformed/rules '*')
     copy corpus-rules "${seeds[@]}"
+fi
+
+if [ "$wanted" = all ] || [ "$wanted" = carried ]; then
+    FUZZ_WRITE_SEEDS=corpus-carried SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 .build/release/fuzz-carried
 fi
 
 for corpus in corpus-*; do

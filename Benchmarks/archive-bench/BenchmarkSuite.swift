@@ -21,6 +21,8 @@ struct BenchmarkOptions {
     var storeRows: Int
     var batchFiles: Int
     var batchLines: Int
+    /// Key counts of the large-dictionary cases.
+    var dictionarySizes: [Int]
 
     /// The decoder's options for every size: a million shapes are 14 million values, above
     /// `ArchiveLimits.maxObjectCount`'s default of 10 million, so the benchmark raises that one
@@ -37,6 +39,7 @@ struct BenchmarkOptions {
         storeRows = quick ? 10_000 : 100_000
         batchFiles = quick ? 0 : 20_000
         batchLines = quick ? 0 : 1_000_000
+        dictionarySizes = quick ? [1_000, 10_000] : [10_000, 100_000, 1_000_000]
     }
 }
 
@@ -53,6 +56,8 @@ struct BenchmarkResults {
     var rows: [Row] = []
     var perStepNanoseconds: [Int: Double] = [:]
     var chainObjects = 0
+    /// Nanoseconds per key of the large-dictionary cases, by case and key count.
+    var perKeyNanoseconds: [String: [Int: Double]] = [:]
     /// Peak resident-set growth divided by the input size, per case.
     var peakMemory: [String: Double] = [:]
     var stores: StoreBenchmark.Results?
@@ -114,12 +119,33 @@ struct BenchmarkResults {
         if let long = perStepNanoseconds[options.chainLengths.last ?? 0], let short = perStepNanoseconds[1] {
             lines.append("  " + pad("longest chain vs single steps", 40) + String(format: "%.2f×", long / short))
         }
+        lines.append("objects with many keys, per key (linear: the same at every size)")
+        for name in LargeDictionaryBenchmark.cases {
+            let figures = perKeyNanoseconds[name] ?? [:]
+            for size in options.dictionarySizes {
+                lines.append(
+                    "  " + pad("\(name), \(size) keys", 40)
+                        + (figures[size].map { String(format: "%.1f ns", $0) } ?? "n/a"))
+            }
+            if let spread = perKeySpread(name) {
+                lines.append("  " + pad("\(name), slowest vs fastest size", 40) + String(format: "%.2f×", spread))
+            }
+        }
         lines.append("peak memory (resident-set growth / input size)")
         for (name, ratio) in peakMemory.sorted(by: { $0.key < $1.key }) {
             lines.append("  " + pad(name, 40) + String(format: "%.2f×", ratio))
         }
         if let stores { lines += stores.tableLines() }
         return lines.joined(separator: "\n")
+    }
+
+    /// The slowest size's time per key over the fastest's, for one large-dictionary case.
+    func perKeySpread(_ name: String) -> Double? {
+        let figures = options.dictionarySizes.compactMap { perKeyNanoseconds[name]?[$0] }
+        guard figures.count == options.dictionarySizes.count, let fastest = figures.min(), fastest > 0,
+            let slowest = figures.max()
+        else { return nil }
+        return slowest / fastest
     }
 
     func headlineRatios() -> [(String, Double?)] {
@@ -146,6 +172,20 @@ struct BenchmarkResults {
             ArchiveDictionary(
                 options.chainLengths.map { length in
                     ("\(length)", perStepNanoseconds[length].map { .double(($0 * 10).rounded() / 10) } ?? .null)
+                }))
+        tree["many_keys_ns_per_key"] = .dictionary(
+            ArchiveDictionary(
+                LargeDictionaryBenchmark.cases.map { name in
+                    var figures = ArchiveDictionary(
+                        options.dictionarySizes.map { size in
+                            (
+                                "\(size)",
+                                perKeyNanoseconds[name]?[size].map { .double(($0 * 10).rounded() / 10) } ?? .null
+                            )
+                        })
+                    figures["slowest_vs_fastest"] =
+                        perKeySpread(name).map { .double(($0 * 100).rounded() / 100) } ?? .null
+                    return (name.replacingOccurrences(of: " ", with: "_"), .dictionary(figures))
                 }))
         tree["peak_memory_vs_input"] = .dictionary(
             ArchiveDictionary(
@@ -252,6 +292,8 @@ struct BenchmarkSuite {
         results.stores = try StoreBenchmark.run(
             rows: options.storeRows, runs: options.runs, batchFiles: options.batchFiles, batchLines: options.batchLines,
             progress: progress)
+        results.perKeyNanoseconds = try LargeDictionaryBenchmark.run(
+            sizes: options.dictionarySizes, runs: options.runs, progress: progress)
         return results
     }
 }

@@ -4,6 +4,7 @@
 //   swift run -c release archive-bench --quick    # small sizes only (what CI runs)
 //   swift run -c release archive-bench --json     # machine-readable ratios
 //   swift run -c release archive-bench --stores   # the store cases alone (with --quick, --json)
+//   swift run -c release archive-bench --many-keys   # only objects with 10k, 100k, 1M keys
 //
 // Contenders alternate within each run; every figure is the median of at least five runs.
 // Ratios above 1 mean ModelVersioning is faster. Peak memory is measured in a child process per
@@ -64,6 +65,17 @@ if arguments.contains("--stores") {
 }
 
 do {
+    if arguments.contains("--many-keys") {
+        let perKey = try LargeDictionaryBenchmark.run(
+            sizes: options.dictionarySizes, runs: options.runs, progress: { _ in })
+        for name in LargeDictionaryBenchmark.cases {
+            let figures = options.dictionarySizes.map { size in
+                "\(size) keys: " + (perKey[name]?[size].map { String(format: "%.1f ns", $0) } ?? "n/a")
+            }
+            print("\(name), per key — " + figures.joined(separator: ", "))
+        }
+        exit(0)
+    }
     let results = try BenchmarkSuite(options: options).run(progress: { line in
         if !json { FileHandle.standardError.write(Data((line + "\n").utf8)) }
     })

@@ -374,6 +374,38 @@ private enum MigratingArchivesInStores {
     }
 }
 
+// MARK: - ModelVersioning.docc/ArchivesOlderAppsCanOpen.md
+
+private enum ArchivesOlderAppsCanOpen {
+    // "Overview"
+    static func write(_ drawing: SketchModel.Drawing) throws -> Data {
+        var encoder = SketchRegistry.encoder()
+        encoder.registry = try SketchRegistry.registry()
+        encoder.readableBy = "1.1"
+        let data = try encoder.encode(drawing)
+        return data  // added for the test
+    }
+
+    // "Steps that are closures"; also Sources/MigrationRules/Plan/MigrationStep.swift, `inverseRules`
+    static let toKelvin: MigrationRule.Transform = { target in  // added for the test
+        if let celsius = target.fields["celsius"]?.doubleValue {
+            target.fields["celsius"] = nil
+            target.fields["kelvin"] = .double(celsius + 273.15)
+        }
+    }
+    static let toCelsius: MigrationRule.Transform = { target in  // added for the test
+        if let kelvin = target.fields["kelvin"]?.doubleValue {
+            target.fields["kelvin"] = nil
+            target.fields["celsius"] = .double(kelvin - 273.15)
+        }
+    }
+    static let kelvin =
+        MigrationStep(
+            from: 2, to: 3, name: "kelvin",
+            rules: [.transform("celsiusToKelvin", toKelvin, inverse: toCelsius)],
+            inverseRules: [.rename("kelvin", to: "celsius")])
+}
+
 // MARK: - Doc comments of public declarations
 
 private enum DocComments {
@@ -1365,6 +1397,42 @@ struct DocumentationExampleTests {
     /// and indentation) still matches.
     static func collapsed(_ text: String) -> String {
         String(text.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) }.map(Character.init))
+    }
+
+    @Test("ArchivesOlderAppsCanOpen.md and the way-down declarations: written for 1.1, carried as data")
+    func archivesOlderAppsCanOpen() throws {
+        let registry = try SketchRegistry.registry()
+        let drawing = try ArchiveDecoder(registry: registry).decode(
+            SketchModel.Drawing.self,
+            from: try Data(contentsOf: Repository.url("Fixtures/archives/Sketch/v4/moodboard.json")))
+        let data = try ArchivesOlderAppsCanOpen.write(drawing)
+        var tree = try ArchiveFormat.read(data).0
+        #expect(tree["wayDown"]?["release"] == "1.1")
+        #expect(ArchivesOlderAppsCanOpen.kelvin.inverse?.rules.map(\.description) == ["rename(kelvin → celsius)"])
+
+        // Sources/MigrationRules/WayDown/MigrationCatalog+WayDown.swift, `wayDown(toRelease:for:)`
+        let catalog = registry.catalog
+        if let wayDown = try catalog.wayDown(toRelease: "1.1", for: tree) {
+            print(wayDown.summary)  // to release 1.1: document Sketch v4 → v2, Drawing v4 → v2, …
+            #expect(wayDown.summary.hasPrefix("to release 1.1: document Sketch v4 → v2, Drawing v4 → v2"))
+        }
+
+        // Sources/MigrationRules/WayDown/WayDown.swift, `digest(ofTree:)`
+        let wayDownValue = try #require(tree["wayDown"])  // added for the test
+        #expect(WayDown.digest(ofTree: wayDownValue) == wayDownValue["digest"]?.stringValue)  // untouched
+
+        // Sources/MigrationRules/WayDown/MigrationCatalog+WayDown.swift, `writeWayDown(toRelease:into:)`
+        let encoder = SketchRegistry.encoder()  // added for the test
+        tree = try encoder.encodeTree(drawing)
+        try catalog.writeWayDown(toRelease: "1.1", into: &tree)
+        #expect(tree["wayDown"] != nil)
+
+        // Sources/MigrationRules/RulesFile/RulesFileWriter.swift, `MigrationCatalog.rulesFile()`
+        let rulesTree = try catalog.rulesFile()
+        let written = try ArchiveFormat.json.write(rulesTree, options: ArchiveWritingOptions(markup: .plain))
+        #expect(
+            try MigrationCatalog(rulesFile: ArchiveFormat.json.read(written, options: .init(markup: .plain))).types
+                .count == 6)
     }
 
     @Test("every Swift block of the DocC articles has a compiled copy in this file")

@@ -22,6 +22,11 @@ extension OptionSpec {
     /// `--drop-absent` on `downgrade`.
     static let dropAbsent = OptionSpec(
         "drop-absent", help: "Leave out objects of types the release did not have (listed in the report).")
+    /// `--readable-by R` on `upgrade`, `downgrade` and `convert`.
+    static let readableBy = OptionSpec(
+        "readable-by", .value(name: "release"),
+        help: "Carry the steps down to this older release (1.1, or the document version it wrote) in the archive, "
+            + "so that it opens the file (needs the rules' releases).")
     /// `--allow-newer` on `upgrade`.
     static let allowNewer = OptionSpec(
         "allow-newer", help: "Leave objects written by a newer app as they are instead of failing.")

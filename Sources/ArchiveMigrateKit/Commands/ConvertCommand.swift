@@ -13,11 +13,12 @@ enum ConvertCommand: ArchiveCommand {
             A plain document stays plain; with --document naming a plain document chain (from --rules or the \
             app's own chains) its dates and data are written in that chain's spellings. --output FILE is \
             replaced atomically when it exists, keeping its mode, owner, group, extended attributes and symbolic \
-            link; a new file gets the input's permissions.
+            link; a new file gets the input's permissions. --readable-by RELEASE (with --rules) adds the steps \
+            down to that older release, so that it opens the converted archive.
             """,
         arguments: [ArgumentSpec("file", help: "The archive to convert.")],
         options: [
-            .convertTarget, .outputFile, .plain, .compact,
+            .convertTarget, .outputFile, .plain, .compact, .readableBy,
         ] + OptionSpec.migration)
 
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus {
@@ -38,7 +39,11 @@ enum ConvertCommand: ArchiveCommand {
             }
             conventions = chain.style.conventions ?? conventions
         }
-        let document = try context.readArchive(path)
+        var document = try context.readArchive(path)
+        if arguments.value(.readableBy) != nil {
+            let registry = try context.registry(rules: arguments.all(.rules))
+            try ReadableBy(arguments, catalog: registry.catalog)?.write(into: &document.tree)
+        }
         // A plain document stays plain, in its chain's spellings; an archive keeps its markup
         // unless --plain asks otherwise.
         let options = ArchiveWritingOptions(

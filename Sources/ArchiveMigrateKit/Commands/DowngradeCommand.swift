@@ -21,7 +21,7 @@ enum DowngradeCommand: ArchiveCommand {
                 "file", repeating: true, optional: true, help: "The archives to downgrade ('-': standard input).")
         ],
         options: OptionSpec.migration + OptionSpec.destination + OptionSpec.stores + [
-            .skipFailed, .nested, .downgradeTarget, .dropAbsent, .format,
+            .skipFailed, .nested, .downgradeTarget, .dropAbsent, .readableBy, .format,
         ])
 
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus {
@@ -39,8 +39,11 @@ enum DowngradeCommand: ArchiveCommand {
             context: context, arguments: arguments, catalog: registry.catalog, format: format)
         let pass = MigrationPass(
             catalog: registry.catalog, options: MigrationOptions(recordsSteps: processor.recordsSteps))
+        let readableBy = try ReadableBy(arguments, catalog: registry.catalog)
         return try processor.run(arguments.positional, verb: "downgraded") { tree, document in
-            try pass.downgrade(&tree, to: target, document: document)
+            let report = try pass.downgrade(&tree, to: target, document: document)
+            try readableBy?.write(into: &tree)
+            return report
         }
     }
 }

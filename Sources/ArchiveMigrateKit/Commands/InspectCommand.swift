@@ -9,7 +9,9 @@ enum InspectCommand: ArchiveCommand {
         discussion: """
             Lists each object with its path, type, version and identity, counts objects per type and version, \
             summarises the graph (objects referenced from elsewhere, reference cycles) and, given rules (or an \
-            app's own models), which migration steps an upgrade would run. Archives nested in data values (a keyed \
+            app's own models), which migration steps an upgrade would run. Shows whether the archive carries a way \
+            down for an older release (to which release, its digest and steps; --readable-by writes one) and \
+            which objects keep what an older release could not hold. Archives nested in data values (a keyed \
             archive inside a property list) are listed with their paths and formats.
 
             With --sqlite FILE --table T --column C, or --ndjson (standard input, or the file given), reads every \
@@ -41,16 +43,23 @@ enum InspectCommand: ArchiveCommand {
             plan = Result { try pass.upgrade(&copy, document: arguments.value(.document)) }
         }
         let nested = NestedListing(document, catalog: registry.catalog.isEmpty ? nil : registry.catalog)
+        let wayDown = WayDownFacts(envelope: envelope, tree: tree)
         if format == .json {
-            try context.printJSON(
-                nested.adding(
-                    to: json(
-                        path: path, format: archiveFormat, envelope: envelope, survey: survey, cycles: cycles,
-                        plan: plan)))
+            var result = json(
+                path: path, format: archiveFormat, envelope: envelope, survey: survey, cycles: cycles, plan: plan)
+            if case .dictionary(var entries) = result {
+                entries["wayDown"] = wayDown.json
+                entries["keptForTheWayBack"] = .array(wayDown.kept.map { .string($0.description) })
+                result = .dictionary(entries)
+            }
+            try context.printJSON(nested.adding(to: result))
         } else {
-            context.console.print(
-                text(path: path, format: archiveFormat, envelope: envelope, survey: survey, cycles: cycles, plan: plan)
-                    + nested.text)
+            var lines = text(
+                path: path, format: archiveFormat, envelope: envelope, survey: survey, cycles: cycles, plan: plan
+            )
+            .components(separatedBy: "\n")
+            lines.insert(contentsOf: wayDown.lines, at: min(2, lines.count))
+            context.console.print(lines.joined(separator: "\n") + nested.text)
         }
         if case .failure(let error) = plan {
             // An archive from a newer app gets its own status, as everywhere: this build is too old.
@@ -154,5 +163,73 @@ enum InspectCommand: ArchiveCommand {
             result["upgradeError"] = .string("\(error)")
         }
         return .dictionary(result)
+    }
+}
+
+/// What `inspect` says about a way down (`WayDown`) and kept values: the release, digest and
+/// steps the envelope carries, and the objects that keep a `$wayBack`.
+private struct WayDownFacts {
+    var wayDown: Result<WayDown, any Error>?
+    var kept: [ArchivePath] = []
+
+    init(envelope: ArchiveEnvelope?, tree: ArchiveValue) {
+        if let value = envelope?.wayDown { wayDown = Result { try WayDown(tree: value) } }
+        Self.findKept(envelope?.root ?? tree, at: .root, depth: 0, into: &kept)
+    }
+
+    private static func findKept(
+        _ value: ArchiveValue, at path: ArchivePath, depth: Int, into kept: inout [ArchivePath]
+    ) {
+        guard depth < ArchiveLimits.default.maxDepth else { return }
+        switch value {
+        case .object(let object):
+            if object.fields["$wayBack"] != nil { kept.append(path) }
+            for (key, field) in object.fields where key != "$wayBack" {
+                findKept(field, at: path.appending(key), depth: depth + 1, into: &kept)
+            }
+        case .array(let elements):
+            for (index, element) in elements.enumerated() {
+                findKept(element, at: path.appending(index), depth: depth + 1, into: &kept)
+            }
+        case .dictionary(let entries):
+            for (key, entry) in entries { findKept(entry, at: path.appending(key), depth: depth + 1, into: &kept) }
+        default:
+            break
+        }
+    }
+
+    var lines: [String] {
+        var lines: [String] = []
+        switch wayDown {
+        case nil:
+            lines.append("way down: none")
+        case .success(let wayDown):
+            lines.append("way down: \(wayDown.summary)")
+            lines.append("  digest: \((try? wayDown.digest) ?? "?") (checked)")
+        case .failure(let error):
+            lines.append("way down: unreadable: \(error)")
+        }
+        if !kept.isEmpty {
+            lines.append(
+                "kept for the way back (what an older release could not hold): \(kept.count) object"
+                    + (kept.count == 1 ? "" : "s") + ", "
+                    + kept.prefix(10).map { $0.isRoot ? "(root)" : $0.description }.joined(separator: ", ")
+                    + (kept.count > 10 ? ", …" : ""))
+        }
+        return lines
+    }
+
+    var json: ArchiveValue {
+        switch wayDown {
+        case nil:
+            return .null
+        case .success(let wayDown):
+            return [
+                "release": .string(wayDown.release), "digest": .string((try? wayDown.digest) ?? ""),
+                "steps": .string(wayDown.summary),
+            ]
+        case .failure(let error):
+            return ["error": .string("\(error)")]
+        }
     }
 }

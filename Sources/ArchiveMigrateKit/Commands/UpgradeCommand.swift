@@ -16,7 +16,7 @@ enum UpgradeCommand: ArchiveCommand {
                 "file", repeating: true, optional: true, help: "The archives to upgrade ('-': standard input).")
         ],
         options: OptionSpec.migration + OptionSpec.destination + OptionSpec.stores + [
-            .skipFailed, .nested, .upgradeTarget, .allowNewer, .format,
+            .skipFailed, .nested, .upgradeTarget, .allowNewer, .readableBy, .format,
         ])
 
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus {
@@ -33,8 +33,11 @@ enum UpgradeCommand: ArchiveCommand {
             catalog: catalog,
             options: MigrationOptions(
                 allowsNewerVersions: arguments.flag(.allowNewer), recordsSteps: processor.recordsSteps))
+        let readableBy = try ReadableBy(arguments, catalog: registry.catalog)
         return try processor.run(arguments.positional, verb: "upgraded") { tree, document in
-            try pass.upgrade(&tree, document: document)
+            let report = try pass.upgrade(&tree, document: document)
+            try readableBy?.write(into: &tree)
+            return report
         }
     }
 }

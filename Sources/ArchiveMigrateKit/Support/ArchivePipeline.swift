@@ -66,6 +66,8 @@ struct ArchivePipeline: Sendable {
             unchosen = error
         }
         do {
+            // Writing a way down (--readable-by) changes the tree without migrating anything.
+            let wayDown = document.tree[ArchiveEnvelope.wayDownKey]
             if let choice {
                 result.note = choice.note
                 result.report = try transform(&document.tree, choice.name)
@@ -80,7 +82,9 @@ struct ArchivePipeline: Sendable {
                     try transform(&tree, nil)
                 }
             }
-            result.changed = (result.report?.changedTree ?? false) || result.nested.contains(where: \.changed)
+            result.changed =
+                (result.report?.changedTree ?? false) || result.nested.contains(where: \.changed)
+                || document.tree[ArchiveEnvelope.wayDownKey] != wayDown
             if result.changed || writingUnchanged {
                 result.output = try document.data()
             }

@@ -226,6 +226,14 @@ final class BatchReport {
                     ]
                 })
         }
+        if let carried = report.carriedSteps {
+            entry["carriedSteps"] = [
+                "release": .string(carried.release), "digest": .string(carried.digest),
+                "migrated": .int(Int64(carried.counts.reduce(0) { $0 + $1.count })),
+                "kept": .int(Int64(carried.keptCount)),
+            ]
+        }
+        if report.restoredCount > 0 { entry["restored"] = .int(Int64(report.restoredCount)) }
         if !report.unknownTypeNames.isEmpty {
             entry["unknownTypes"] = .dictionary(
                 ArchiveDictionary(

@@ -92,24 +92,25 @@ public enum ArchiveDiff {
         /// Keys are matched by their exact Unicode scalars; each look-up starts after the
         /// previous hit (keys in the same order cost one comparison each) and large
         /// dictionaries find the others through their index, so the walk takes linear time.
+        /// `b`'s keys found from `a` are marked, so that only the others are looked up in `a`
+        /// (one random look-up per key in all, not two).
         mutating func compare(_ a: ArchiveDictionary, _ b: ArchiveDictionary, at path: ArchivePath) {
             var hint = 0
+            var matched = [Bool](repeating: false, count: b.count)
             for (key, value) in a {
                 guard !isFull else { return }
                 if let position = b.index(forKey: key, startingAt: hint) {
                     hint = position + 1
+                    matched[position] = true
                     compare(value, b.value(at: position), at: path.appending(key))
                 } else if !(options.nullMeansAbsent && value.isNull) {
                     note(.removed, path.appending(key), value, nil)
                 }
             }
-            hint = 0
-            for (key, value) in b {
+            for (position, (key, value)) in b.enumerated() where !matched[position] {
                 guard !isFull else { return }
-                if let position = a.index(forKey: key, startingAt: hint) {
-                    hint = position + 1
-                    continue
-                }
+                // A key of `b` that no key of `a` found: added, unless it repeats an earlier key.
+                if a.index(forKey: key) != nil { continue }
                 if options.nullMeansAbsent && value.isNull { continue }
                 note(.added, path.appending(key), nil, value)
             }

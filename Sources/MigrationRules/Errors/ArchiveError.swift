@@ -61,7 +61,8 @@ public struct ArchiveError: Error, Sendable {
         public static let missingMigration = Code(rawValue: "missingMigration")
         /// A migration rule could not be applied to the archived data.
         public static let migrationFailed = Code(rawValue: "migrationFailed")
-        /// A downgrade needs the inverse of a step that has none.
+        /// A downgrade needs the inverse of a step that has none (also when an archive is written
+        /// for an older release, ``WayDown``).
         public static let irreversibleStep = Code(rawValue: "irreversibleStep")
         /// A migration chain or registry is inconsistent (found when it is built).
         public static let invalidChain = Code(rawValue: "invalidChain")
@@ -80,6 +81,12 @@ public struct ArchiveError: Error, Sendable {
         /// A downgrade to a release met an object of a type the release did not have, and the
         /// type's chain declares no fallback (``TypeMigrations/downgradeFallback``).
         public static let notInRelease = Code(rawValue: "notInRelease")
+        /// The way down an archive carries for older apps (its envelope's `wayDown`, see
+        /// ``WayDown``), or what that way down kept in an object for the way back, is malformed
+        /// or does not fit this app: an unknown rule, a wrong digest, chains that go round in a
+        /// circle or skip a version, steps that do not end at this app's version, a type this app
+        /// does not register.
+        public static let invalidWayDown = Code(rawValue: "invalidWayDown")
 
         /// Every code.
         public static let allCases: [Code] = [
@@ -104,6 +111,7 @@ public struct ArchiveError: Error, Sendable {
             .invalidValue,
             .io,
             .notInRelease,
+            .invalidWayDown,
         ]
     }
 

@@ -19,6 +19,12 @@
 /// the object that contains it. Objects of types the catalog does not know are left alone and
 /// counted in the report.
 ///
+/// **An archive from the future.** When the archive's envelope carries a way down (``WayDown``)
+/// and it is newer than the catalog, the upgrade first runs the carried steps down to the
+/// catalog's versions, keeping beside each object what they cannot hold, and removes the way
+/// down; objects with such kept values get them back when a catalog as new as the one that wrote
+/// the way down upgrades them. See ``upgrade(_:document:)``.
+///
 /// **Downgrade.** The reverse: objects post-order (children first), each down to the version
 /// the ``DowngradeTarget`` asks for through its steps' inverses (type names follow the inverted
 /// ``MigrationRule/renameType(from:to:)`` rules); then the document.
@@ -54,11 +60,21 @@ public struct MigrationPass: Sendable {
     ///   - tree: The archive tree, as a format reader produced it.
     ///   - document: The document chain to apply; by default the one an envelope names, if the
     ///     catalog has it (plain trees have no document unless it is named here).
+    /// An archive newer than the catalog that carries a way down to an older release
+    /// (``WayDown``) is first taken down by its carried steps to the versions the catalog knows
+    /// (``MigrationReport/carriedSteps``), each object keeping beside it what those versions
+    /// cannot hold; the way down is then removed. An object that keeps such values (from an
+    /// older app that read and wrote the archive) gets them back on its way up, wherever the
+    /// older app left the field as it got it (``MigrationReport/restoredObjects``).
+    ///
     /// - Returns: What was migrated.
     /// - Throws: ``ArchiveError`` with code
     ///   - ``ArchiveError/Code/newerVersion`` for an object or document written by a newer
     ///     version (`written by a newer version: Circle v7, this app knows v5`), unless
-    ///     ``MigrationOptions/allowsNewerVersions``;
+    ///     ``MigrationOptions/allowsNewerVersions``, when no carried way down takes it down;
+    ///   - ``ArchiveError/Code/invalidWayDown`` for a carried way down this app needs that is
+    ///     malformed or does not fit it (see ``WayDown/init(tree:limits:)``), or kept values that
+    ///     are malformed;
     ///   - ``ArchiveError/Code/missingMigration`` for a version older than the chain reaches, or
     ///     a missing version where the chain declares no unversioned version;
     ///   - ``ArchiveError/Code/unknownType`` when `document` names no document of the catalog;
@@ -72,6 +88,7 @@ public struct MigrationPass: Sendable {
     public func upgrade(_ tree: inout ArchiveValue, document: String? = nil) throws -> MigrationReport {
         var report = MigrationReport(direction: .upgrade)
         let isEnvelope = ArchiveEnvelope.isEnvelope(tree)
+        if isEnvelope { report.carriedSteps = try runWayDown(&tree, document: document) }
         if let chain = try documentChain(of: tree, named: document, isEnvelope: isEnvelope) {
             report.document = try migrateDocument(
                 &tree, chain: chain, isEnvelope: isEnvelope, to: nil, newer: &report.newer)
@@ -198,7 +215,7 @@ public struct MigrationPass: Sendable {
     // MARK: Objects
 
     /// Walks the document root: an envelope's `root` value, or the whole tree.
-    private func walkRoot(_ tree: inout ArchiveValue, isEnvelope: Bool, with walker: inout ObjectWalker) throws {
+    func walkRoot(_ tree: inout ArchiveValue, isEnvelope: Bool, with walker: inout ObjectWalker) throws {
         guard isEnvelope else {
             try walker.walkRoot(&tree)
             return
@@ -254,7 +271,7 @@ public struct MigrationPass: Sendable {
     }
 
     /// The target version per chain index.
-    private func chainTargets(_ target: DowngradeTarget) throws -> [Int?] {
+    func chainTargets(_ target: DowngradeTarget) throws -> [Int?] {
         guard !target.typeVersions.isEmpty else { return [] }
         var versions = [Int?](repeating: nil, count: catalog.chains.count)
         for (name, version) in target.typeVersions.sorted(by: { $0.key < $1.key }) {
@@ -274,7 +291,7 @@ public struct MigrationPass: Sendable {
         return versions
     }
 
-    private static func checkTarget(_ version: Int, of chain: CompiledChain) throws {
+    static func checkTarget(_ version: Int, of chain: CompiledChain) throws {
         guard version <= chain.currentVersion else {
             throw ArchiveError(
                 .missingMigration,
@@ -294,7 +311,7 @@ public struct MigrationPass: Sendable {
 
     /// The document chain to apply: the one named, or the one an envelope names when the
     /// catalog has it.
-    private func documentChain(of tree: ArchiveValue, named name: String?, isEnvelope: Bool) throws -> CompiledChain? {
+    func documentChain(of tree: ArchiveValue, named name: String?, isEnvelope: Bool) throws -> CompiledChain? {
         if let name {
             guard let chain = catalog.documentChains[name] else {
                 throw ArchiveError(.unknownType, "the catalog has no migrations for the document '\(name)'")
@@ -309,7 +326,7 @@ public struct MigrationPass: Sendable {
 
     /// Moves the document from its stored version to `requested` (the current version when
     /// `nil`) and writes the new version; returns the report entry, `nil` when nothing changed.
-    private func migrateDocument(
+    func migrateDocument(
         _ tree: inout ArchiveValue, chain: CompiledChain, isEnvelope: Bool, to requested: Int?,
         newer: inout [MigrationReport.NewerItem]
     ) throws -> MigrationReport.DocumentEntry? {

@@ -134,6 +134,14 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
     /// For a downgrade to a release: each object of a type the release did not have, and what
     /// became of it (written as another type by the chain's fallback, or left out).
     public var absentObjects: [AbsentObject]
+    /// When the archive carried a way down this app needed (``WayDown``): its release and digest,
+    /// and what its steps did before the upgrade.
+    public var carriedSteps: CarriedSteps?
+    /// How many objects got back what a way down kept for the way back (``WayDown``): values an
+    /// older release could not hold.
+    public var restoredCount: Int
+    /// Where they are, when the report records steps (``MigrationOptions/recordsSteps``).
+    public var restoredObjects: [ArchivePath]
 
     /// An object of a type a release did not have, met by a downgrade to that release.
     public struct AbsentObject: Sendable, Hashable {
@@ -164,6 +172,9 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
         self.newer = []
         self.release = nil
         self.absentObjects = []
+        self.carriedSteps = nil
+        self.restoredCount = 0
+        self.restoredObjects = []
     }
 
     /// The number of objects migrated.
@@ -172,22 +183,24 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the pass edited the tree: the document's version changed, objects were migrated,
-    /// or a downgrade wrote objects a release did not have as another type or left them out.
-    /// Objects left alone (newer ones, unknown types) do not count: when this is `false`, the
-    /// archive's bytes need not be written again.
+    /// a downgrade wrote objects a release did not have as another type or left them out, a
+    /// carried way down ran, or objects got back what a way down kept. Objects left alone (newer
+    /// ones, unknown types) do not count: when this is `false`, the archive's bytes need not be
+    /// written again.
     ///
     /// ```swift
     /// let (drawing, report) = try decoder.decodeWithReport(Drawing.self, from: data)
     /// needsSaving = report.changedTree      // an old archive, upgraded in memory only
     /// ```
     public var changedTree: Bool {
-        document != nil || !counts.isEmpty || !absentObjects.isEmpty
+        document != nil || !counts.isEmpty || !absentObjects.isEmpty || carriedSteps != nil || restoredCount > 0
     }
 
     /// Whether the pass changed nothing and left nothing newer alone (type names it did not know
     /// do not count).
     public var isEmpty: Bool {
-        document == nil && counts.isEmpty && newer.isEmpty && absentObjects.isEmpty
+        document == nil && counts.isEmpty && newer.isEmpty && absentObjects.isEmpty && carriedSteps == nil
+            && restoredCount == 0
     }
 
     /// A readable summary: see ``summary(listing:)``.
@@ -213,6 +226,7 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
     public func summary(listing maxEntries: Int = 20) -> String {
         let verb = direction == .upgrade ? "Upgraded" : "Downgraded"
         var lines: [String] = []
+        if let carriedSteps { lines += carriedSteps.summary(listing: maxEntries) }
         if let document {
             var line = "\(verb) document \(document.name) from v\(document.fromVersion)"
             if document.wasUnversioned { line += " (unversioned)" }
@@ -256,6 +270,14 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
                 lines.append("  \(Self.place(object.path)): \(object.typeName) v\(object.version), \(fate)")
             }
         }
+        if restoredCount > 0 {
+            lines.append(
+                "Restored what an older release could not hold in \(restoredCount) object\(restoredCount == 1 ? "" : "s")"
+                    + (restoredObjects.isEmpty
+                        ? "."
+                        : ": " + restoredObjects.prefix(maxEntries).map(Self.place).joined(separator: ", ")
+                            + (restoredObjects.count > maxEntries ? ", …" : "")))
+        }
         if !unknownTypeNames.isEmpty {
             let names = unknownTypeNames.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }
             lines.append("Unknown types, left as they are: " + names.joined(separator: ", "))
@@ -265,7 +287,7 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
         return lines.joined(separator: "\n")
     }
 
-    private static func place(_ path: ArchivePath) -> String {
+    static func place(_ path: ArchivePath) -> String {
         path.isRoot ? "(root)" : path.description
     }
 }

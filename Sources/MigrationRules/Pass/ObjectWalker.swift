@@ -13,6 +13,9 @@ struct ObjectWalker {
     let targetVersions: [Int?]
     /// For downgrades to a release: the types it did not have and the names it archived under.
     let release: ReleaseTarget?
+    /// For a downgrade by a carried way down: keep beside each object what the release cannot
+    /// hold (``WayBack``).
+    let keepsWayBack: Bool
 
     /// The path of the value being visited.
     private var path: [ArchivePath.Component] = []
@@ -28,6 +31,17 @@ struct ObjectWalker {
     private var absentObjects: [MigrationReport.AbsentObject] = []
     /// Set by a downgrade that leaves the object just visited out: its container removes it.
     private var dropsVisited = false
+    /// What the downgrade of the object being visited ran, when it keeps a ``WayBack``.
+    private var segments: [WayBack.Segment] = []
+    /// Identities that kept values refer to: given anchors after the walk.
+    private var keptReferences = Set<Int>()
+    /// On upgrade: anchors met (anchor → the object's path) and kept references put back.
+    private var anchors: [Int: ArchivePath] = [:]
+    private var pendingReferences: [WayBack.PendingReference] = []
+    /// Objects that kept a way back (downgrade) or got theirs back (upgrade): how many, and
+    /// where when the report records steps.
+    private var wayBackCount = 0
+    private var wayBackObjects: [ArchivePath] = []
 
     /// The last type name looked up and its chain index: objects of one type tend to come in runs.
     private var cachedName: String?
@@ -37,13 +51,14 @@ struct ObjectWalker {
 
     init(
         catalog: MigrationCatalog, options: MigrationOptions, direction: MigrationReport.Direction,
-        targetVersions: [Int?], release: ReleaseTarget? = nil
+        targetVersions: [Int?], release: ReleaseTarget? = nil, keepsWayBack: Bool = false
     ) {
         self.catalog = catalog
         self.options = options
         self.direction = direction
         self.targetVersions = targetVersions
         self.release = release
+        self.keepsWayBack = keepsWayBack
         var offsets: [Int] = []
         offsets.reserveCapacity(catalog.chains.count)
         var total = 0
@@ -67,12 +82,14 @@ struct ObjectWalker {
             (unknownTypeNames, cachedName, cachedIndex, pendingUnknown) = saved
         }
         try walk(&value)
+        if !keptReferences.isEmpty { WayBack.anchor(&value, ids: keptReferences) }
+        if !pendingReferences.isEmpty { WayBack.resolve(&value, pending: pendingReferences, anchors: anchors) }
     }
 
     /// Whether upgrading `value` would change nothing: every object in it is of a type without
-    /// a chain, or is at its chain's current version under the chain's current name, and it
-    /// nests no deeper than the walk allows. Objects of types without a chain are counted as the
-    /// walk counts them.
+    /// a chain, or is at its chain's current version under the chain's current name and keeps
+    /// no way back, and it nests no deeper than the walk allows. Objects of types without a chain
+    /// are counted as the walk counts them.
     private mutating func isCurrent(_ value: ArchiveValue, depth: Int) -> Bool {
         guard value.isContainer else { return true }
         guard depth < options.limits.maxDepth else { return false }
@@ -80,6 +97,7 @@ struct ObjectWalker {
         case .object(let object):
             if let index = chainIndex(for: object.typeName),
                 !Self.isUpToDate(object.typeName, object.version, chain: catalog.chains[index])
+                    || WayBack.index(in: object.fields) != nil
             {
                 return false
             }
@@ -165,6 +183,14 @@ struct ObjectWalker {
     // MARK: Objects
 
     private mutating func upgrade(_ object: inout ArchiveObject) throws {
+        if let keptIndex = WayBack.index(in: object.fields), catalog.chainIndex(forTypeName: object.typeName) != nil {
+            try upgrade(&object, restoringWayBackAt: keptIndex)
+            return
+        }
+        try upgradeObject(&object)
+    }
+
+    private mutating func upgradeObject(_ object: inout ArchiveObject) throws {
         let archivedName = object.typeName
         guard let index = chainIndex(for: archivedName) else { return }
         let chain = catalog.chains[index]
@@ -204,6 +230,96 @@ struct ObjectWalker {
         record(index, archivedName, archivedVersion, from: from, to: to, steps: chain.stepNames(from: from, to: to))
     }
 
+    /// Upgrades an object that keeps a way back (``WayBack``): to the version it was kept at
+    /// (through its chain's downgrade fallback backwards when it was written as another type),
+    /// puts the kept values back where the older app left the field as it got it, then on to
+    /// today's version. A way back this catalog cannot use (its type or version is newer than
+    /// the catalog's) stays in the object as it is.
+    private mutating func upgrade(_ object: inout ArchiveObject, restoringWayBackAt keptIndex: Int) throws {
+        let objectPath = ArchivePath(path)
+        var fields = object.takeFields()
+        let raw = fields.entries.remove(at: keptIndex).value
+        object.fields = fields
+        let wayBack = try WayBack(parsing: raw, at: objectPath.appending(WayBack.key))
+        guard let keptName = wayBack.typeName, let keptVersion = wayBack.version,
+            let keptIndex = catalog.chainIndex(forTypeName: keptName),
+            keptVersion <= catalog.chains[keptIndex].currentVersion,
+            keptVersion >= catalog.chains[keptIndex].oldestVersion
+        else {
+            // An anchor alone, or kept by a newer app than this one: it stays (an anchor a
+            // restored reference uses goes once the walk has resolved it).
+            if let anchor = wayBack.anchor, anchors[anchor] == nil { anchors[anchor] = objectPath }
+            object.fields[WayBack.key] = raw
+            try upgradeObject(&object)
+            return
+        }
+        if let anchor = wayBack.anchor, anchors[anchor] == nil { anchors[anchor] = objectPath }
+        defer {
+            if let anchor = wayBack.anchor { object.fields[WayBack.key] = WayBack(anchor: anchor).tree }
+        }
+        guard let index = chainIndex(for: object.typeName) else { return }
+        let chain = catalog.chains[index]
+        let keptChain = catalog.chains[keptIndex]
+        let archivedName = object.typeName
+        let archivedVersion = object.version
+        let from = try effectiveVersion(archivedVersion, of: archivedName, chain: chain)
+        func inconsistent(_ message: String) -> ArchiveError {
+            ArchiveError(
+                .invalidWayDown, "what a way down kept for the way back does not fit the object: \(message)",
+                path: objectPath.appending(WayBack.key), typeName: archivedName, archivedVersion: archivedVersion)
+        }
+        var target = MigrationTarget(
+            fields: object.takeFields(), typeName: archivedName, version: from, path: objectPath)
+        var steps: [String] = []
+        do {
+            if index == keptIndex {
+                guard from <= keptVersion, from >= chain.oldestVersion else {
+                    throw inconsistent("\(archivedName) v\(from) cannot go up to the kept v\(keptVersion)")
+                }
+                try chain.upgrade(
+                    &target, from: from, to: keptVersion, archivedName: archivedName, archivedVersion: archivedVersion)
+                steps += chain.stepNames(from: from, to: keptVersion)
+            } else {
+                guard let fallback = catalog.fallbacks[keptIndex], fallback.chain == index,
+                    from <= fallback.version, from >= chain.oldestVersion
+                else {
+                    throw inconsistent(
+                        "it was kept as \(keptName) v\(keptVersion), and no downgrade fallback of \(keptChain.name) "
+                            + "leads to \(archivedName) v\(from)")
+                }
+                try chain.upgrade(
+                    &target, from: from, to: fallback.version, archivedName: archivedName,
+                    archivedVersion: archivedVersion)
+                steps += chain.stepNames(from: from, to: fallback.version)
+                do {
+                    for rule in fallback.rules.reversed() { try rule.inverse?.apply(to: &target) }
+                    try target.renameType(to: catalog.types[keptIndex].archiveName(atVersion: keptChain.oldestVersion))
+                } catch let error as ArchiveError {
+                    throw error.adding(typeName: archivedName, archivedVersion: archivedVersion, step: fallback.label)
+                }
+                try keptChain.upgrade(
+                    &target, from: keptChain.oldestVersion, to: keptVersion, archivedName: archivedName,
+                    archivedVersion: archivedVersion)
+                steps += keptChain.stepNames(from: keptChain.oldestVersion, to: keptVersion)
+            }
+            wayBack.restore(into: &target.fields, objectPath: objectPath, pending: &pendingReferences)
+            try keptChain.upgrade(
+                &target, from: keptVersion, to: keptChain.currentVersion, archivedName: archivedName,
+                archivedVersion: archivedVersion)
+            steps += keptChain.stepNames(from: keptVersion, to: keptChain.currentVersion)
+        } catch {
+            object.restore(from: &target)
+            throw error
+        }
+        object.restore(from: &target)
+        object.version = keptChain.currentVersion
+        if object.typeName != keptChain.name { object.typeName = keptChain.name }
+        noteWayBack(objectPath)
+        record(
+            keptIndex, archivedName, archivedVersion, from: index == keptIndex ? from : keptChain.oldestVersion,
+            to: keptChain.currentVersion, steps: steps)
+    }
+
     /// Whether an object of `chain`'s type archived as `name` at `version` needs no upgrade: it
     /// carries the current version under the current name.
     private static func isUpToDate(_ name: String, _ version: Int?, chain: CompiledChain) -> Bool {
@@ -211,6 +327,37 @@ struct ObjectWalker {
     }
 
     private mutating func downgrade(_ object: inout ArchiveObject) throws {
+        guard keepsWayBack, let index = catalog.chainIndex(forTypeName: object.typeName) else {
+            try downgradeObject(&object)
+            return
+        }
+        // Keeping a way back: what the object was (without a way back kept earlier), and what ran.
+        var earlier: ArchiveValue?
+        if let keptIndex = WayBack.index(in: object.fields) {
+            var fields = object.takeFields()
+            earlier = fields.entries.remove(at: keptIndex).value
+            object.fields = fields
+        }
+        let original = object
+        let version = try effectiveVersion(object.version, of: object.typeName, chain: catalog.chains[index])
+        segments.removeAll(keepingCapacity: true)
+        try downgradeObject(&object)
+        let kept =
+            segments.isEmpty || dropsVisited
+            ? nil
+            : WayBack.keeping(
+                original, version: version, downgraded: object, segments: segments, catalog: catalog,
+                path: ArchivePath(path))
+        if let kept {
+            for reference in kept.kept.flatMap(\.references) { keptReferences.insert(reference.anchor) }
+            object.fields[WayBack.key] = kept.tree
+            noteWayBack(ArchivePath(path))
+        } else if let earlier {
+            object.fields[WayBack.key] = earlier
+        }
+    }
+
+    private mutating func downgradeObject(_ object: inout ArchiveObject) throws {
         guard var index = chainIndex(for: object.typeName) else { return }
         // A fallback turns the object into another type, whose own chain then takes it down; the
         // catalog checked that fallbacks never go round, so this ends within the chain count.
@@ -245,6 +392,9 @@ struct ObjectWalker {
                 dropsVisited = true
                 return
             }
+            if keepsWayBack {
+                segments.append(.fallback(chain: index, typeName: object.typeName, version: chain.oldestVersion))
+            }
             var target = MigrationTarget(
                 fields: object.takeFields(), typeName: object.typeName, version: chain.oldestVersion,
                 path: ArchivePath(path))
@@ -268,6 +418,7 @@ struct ObjectWalker {
     /// Runs the inverse steps of chain `index` on `object` from `from` down to `to`.
     private mutating func downgrade(_ object: inout ArchiveObject, chain index: Int, from: Int, to: Int) throws {
         guard from > to else { return }
+        if keepsWayBack { segments.append(.steps(chain: index, from: from, to: to)) }
         let chain = catalog.chains[index]
         let archivedName = object.typeName
         let archivedVersion = object.version
@@ -348,9 +499,16 @@ struct ObjectWalker {
                 fromVersion: from, wasUnversioned: archivedVersion == nil, toVersion: to, steps: steps()))
     }
 
+    private mutating func noteWayBack(_ path: ArchivePath) {
+        wayBackCount += 1
+        if options.recordsSteps { wayBackObjects.append(path) }
+    }
+
     /// Moves what the walk found into `report`.
     mutating func finish(into report: inout MigrationReport) {
         flushUnknown()
+        report.restoredCount += wayBackCount
+        report.restoredObjects.append(contentsOf: wayBackObjects)
         report.entries.append(contentsOf: entries)
         for (index, chain) in catalog.chains.enumerated() {
             let to = direction == .upgrade ? chain.currentVersion : (targetVersions[index] ?? chain.currentVersion)

@@ -63,7 +63,8 @@ extension ValueConverter {
     public static func date(format: DateFormat) -> ValueConverter {
         let reader = DateCoding(format)
         return ValueConverter(
-            name: "date(\(format))", inverseName: "dateToString(\(format))",
+            name: "date(\(format))", inverseName: "dateToString(\(format))", spelling: .date(format),
+            inverseSpelling: .dateToString(format),
             forward: { value in try reader.date(from: value) }, inverse: { value in try reader.encode(value) })
     }
 
@@ -76,7 +77,8 @@ extension ValueConverter {
     public static func dateToString(format: DateFormat) -> ValueConverter {
         let writer = DateCoding(format)
         return ValueConverter(
-            name: "dateToString(\(format))", inverseName: "date(\(format))",
+            name: "dateToString(\(format))", inverseName: "date(\(format))", spelling: .dateToString(format),
+            inverseSpelling: .date(format),
             forward: { value in try writer.encode(value) }, inverse: { value in try writer.date(from: value) })
     }
 }

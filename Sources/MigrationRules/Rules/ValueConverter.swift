@@ -26,7 +26,26 @@ public struct ValueConverter: Sendable, CustomStringConvertible {
         let name: String
         /// Whether `body` receives `null` (otherwise `null` passes through).
         let handlesNull: Bool
+        /// How a rules file spells this direction; `nil` for closures (``custom(name:forward:inverse:)``).
+        var spelling: Spelling? = nil
         let body: @Sendable (ArchiveValue) throws -> ArchiveValue
+    }
+
+    /// How a rules file spells a built-in converter (`RulesFileWriter` writes it): data, where
+    /// ``Direction/body`` is a closure.
+    enum Spelling: Sendable {
+        /// `{"using": "stringToInt"}` and the other converters without operands.
+        case named(RulesFile.ConverterName)
+        /// `{"using": "date", "from": format, "to": "date"}`
+        case date(DateFormat)
+        /// `{"using": "date", "from": "date", "to": format}`
+        case dateToString(DateFormat)
+        /// `{"map": [[old, new], …], "default": value}`
+        case map([ArchiveValue: ArchiveValue], default: ArchiveValue?)
+        /// `{"using": "wrapElements", "inKey": key, "with": template}`
+        case wrapElements(key: String, template: ArchiveDictionary)
+        /// `{"using": "unwrapElements", "key": key, "with": template}`
+        case unwrapElements(key: String, template: ArchiveDictionary?)
     }
 
     let forward: Direction
@@ -38,13 +57,20 @@ public struct ValueConverter: Sendable, CustomStringConvertible {
     }
 
     init(
-        name: String, inverseName: String?, handlesNull: Bool = false,
+        name: String, inverseName: String?, handlesNull: Bool = false, spelling: Spelling? = nil,
+        inverseSpelling: Spelling? = nil,
         forward: @escaping @Sendable (ArchiveValue) throws -> ArchiveValue,
         inverse: (@Sendable (ArchiveValue) throws -> ArchiveValue)?
     ) {
-        self.forward = Direction(name: name, handlesNull: handlesNull, body: forward)
-        self.backward = inverse.map { Direction(name: inverseName ?? "inverse(\(name))", handlesNull: false, body: $0) }
+        self.forward = Direction(name: name, handlesNull: handlesNull, spelling: spelling, body: forward)
+        self.backward = inverse.map {
+            Direction(
+                name: inverseName ?? "inverse(\(name))", handlesNull: false, spelling: inverseSpelling, body: $0)
+        }
     }
+
+    /// How a rules file spells the converter; `nil` when it is made of closures.
+    var spelling: Spelling? { forward.spelling }
 
     /// The converter that undoes this one, or `nil` when the conversion loses information.
     public var inverse: ValueConverter? {
@@ -124,39 +150,47 @@ extension ValueConverter {
     /// `"42"` → `42`. The string must be a decimal integer that fits in 64 bits (an optional
     /// sign, digits, nothing else); the inverse is ``intToString``.
     public static let stringToInt = ValueConverter(
-        name: "stringToInt", inverseName: "intToString", forward: parseInt, inverse: formatInt)
+        name: "stringToInt", inverseName: "intToString", spelling: .named(.stringToInt),
+        inverseSpelling: .named(.intToString), forward: parseInt, inverse: formatInt)
 
     /// `42` → `"42"`; the inverse is ``stringToInt``.
     public static let intToString = ValueConverter(
-        name: "intToString", inverseName: "stringToInt", forward: formatInt, inverse: parseInt)
+        name: "intToString", inverseName: "stringToInt", spelling: .named(.intToString),
+        inverseSpelling: .named(.stringToInt), forward: formatInt, inverse: parseInt)
 
     /// `"2.5"` → `2.5`; accepts what `Double(String)` accepts. The inverse is ``doubleToString``.
     public static let stringToDouble = ValueConverter(
-        name: "stringToDouble", inverseName: "doubleToString", forward: parseDouble, inverse: formatDouble)
+        name: "stringToDouble", inverseName: "doubleToString", spelling: .named(.stringToDouble),
+        inverseSpelling: .named(.doubleToString), forward: parseDouble, inverse: formatDouble)
 
     /// `2.5` → `"2.5"` (the shortest text that reads back to the same double; integers are
     /// accepted too: `30` → `"30"`). The inverse is ``stringToDouble``.
     public static let doubleToString = ValueConverter(
-        name: "doubleToString", inverseName: "stringToDouble", forward: formatDouble, inverse: parseDouble)
+        name: "doubleToString", inverseName: "stringToDouble", spelling: .named(.doubleToString),
+        inverseSpelling: .named(.stringToDouble), forward: formatDouble, inverse: parseDouble)
 
     /// `"true"`/`"false"` → Booleans; reading also accepts `"yes"`/`"no"` and `"1"`/`"0"`, in
     /// any letter case. The inverse is ``boolToString``.
     public static let stringToBool = ValueConverter(
-        name: "stringToBool", inverseName: "boolToString", forward: parseBool, inverse: formatBool)
+        name: "stringToBool", inverseName: "boolToString", spelling: .named(.stringToBool),
+        inverseSpelling: .named(.boolToString), forward: parseBool, inverse: formatBool)
 
     /// `true` → `"true"`, `false` → `"false"`; the inverse is ``stringToBool``.
     public static let boolToString = ValueConverter(
-        name: "boolToString", inverseName: "stringToBool", forward: formatBool, inverse: parseBool)
+        name: "boolToString", inverseName: "stringToBool", spelling: .named(.boolToString),
+        inverseSpelling: .named(.stringToBool), forward: formatBool, inverse: parseBool)
 
     /// `3` → `3.0`, exactly (an integer beyond 2^53 that a double cannot hold is an error). The
     /// inverse is ``doubleToInt``.
     public static let intToDouble = ValueConverter(
-        name: "intToDouble", inverseName: "doubleToInt", forward: integerToDouble, inverse: doubleToInteger)
+        name: "intToDouble", inverseName: "doubleToInt", spelling: .named(.intToDouble),
+        inverseSpelling: .named(.doubleToInt), forward: integerToDouble, inverse: doubleToInteger)
 
     /// `3.0` → `3`; a double with a fraction (`2.5`) or out of the 64-bit range is an error,
     /// never rounded. Integers pass unchanged. The inverse is ``intToDouble``.
     public static let doubleToInt = ValueConverter(
-        name: "doubleToInt", inverseName: "intToDouble", forward: doubleToInteger, inverse: integerToDouble)
+        name: "doubleToInt", inverseName: "intToDouble", spelling: .named(.doubleToInt),
+        inverseSpelling: .named(.intToDouble), forward: doubleToInteger, inverse: integerToDouble)
 
     @Sendable
     private static func parseInt(_ value: ArchiveValue) throws -> ArchiveValue {
@@ -265,7 +299,9 @@ extension ValueConverter {
         -> ValueConverter
     {
         let name = "map(" + describe(mapping, fallback: fallback) + ")"
-        let forward = Direction(name: name, handlesNull: mapping[.null] != nil) { value in
+        let forward = Direction(
+            name: name, handlesNull: mapping[.null] != nil, spelling: .map(mapping, default: fallback)
+        ) { value in
             if let mapped = mapping[value] { return mapped }
             if let fallback { return fallback }
             throw ArchiveError(
@@ -279,7 +315,9 @@ extension ValueConverter {
         }
         let inverseMapping = reversed
         let inverseName = "map(" + describe(inverseMapping, fallback: nil) + ")"
-        let backward = Direction(name: inverseName, handlesNull: inverseMapping[.null] != nil) { value in
+        let backward = Direction(
+            name: inverseName, handlesNull: inverseMapping[.null] != nil, spelling: .map(inverseMapping, default: nil)
+        ) { value in
             if let mapped = inverseMapping[value] { return mapped }
             throw ArchiveError(.migrationFailed, "no mapping for \(value.briefDescription) in \(inverseName)")
         }
@@ -314,7 +352,8 @@ extension ValueConverter {
             + (template.isEmpty ? ")" : " with \(ArchiveValue.dictionary(template).literalDescription))")
         let inverseName = "unwrapElements(\(key))"
         return ValueConverter(
-            name: name, inverseName: inverseName,
+            name: name, inverseName: inverseName, spelling: .wrapElements(key: key, template: template),
+            inverseSpelling: .unwrapElements(key: key, template: template),
             forward: { value in try wrap(value, key: key, template: template) },
             inverse: { value in try unwrap(value, key: key) })
     }
@@ -333,11 +372,13 @@ extension ValueConverter {
         let name = "unwrapElements(\(key))"
         guard let template else {
             return ValueConverter(
-                name: name, inverseName: nil, forward: { value in try unwrap(value, key: key) }, inverse: nil)
+                name: name, inverseName: nil, spelling: .unwrapElements(key: key, template: nil),
+                forward: { value in try unwrap(value, key: key) }, inverse: nil)
         }
         let wrapName = wrapElements(inKey: key, with: template).description
         return ValueConverter(
-            name: name, inverseName: wrapName,
+            name: name, inverseName: wrapName, spelling: .unwrapElements(key: key, template: template),
+            inverseSpelling: .wrapElements(key: key, template: template),
             forward: { value in try unwrap(value, key: key) },
             inverse: { value in try wrap(value, key: key, template: template) })
     }

@@ -102,7 +102,7 @@ struct RulesFileReader {
         "name", "versionPath", "currentVersion", "unversionedVersion", "plain", "steps", "comment",
     ]
     static let plainKeys = ["dates", "data", "comment"]
-    static let stepKeys = ["from", "to", "name", "rules", "comment"]
+    static let stepKeys = ["from", "to", "name", "rules", "inverse", "comment"]
 
     func type(named name: String, _ value: ArchiveValue, at path: ArchivePath) throws -> TypeMigrations {
         let chain = try fields(
@@ -215,16 +215,21 @@ struct RulesFileReader {
             if name?.isEmpty == true {
                 throw invalid("'name' is empty; leave it out to show the versions instead", at: path.appending("name"))
             }
-            let rules = try step.array("rules", "a list of rules") ?? []
             steps.append(
                 MigrationStep(
-                    from: from, to: to, name: name,
-                    rules: try rules.enumerated().map { try rule($1, at: path.appending("rules").appending($0)) }))
+                    from: from, to: to, name: name, rules: try rules(step, "rules") ?? [],
+                    inverseRules: try rules(step, "inverse")))
         }
         return steps
     }
 
     // MARK: Rules
+
+    /// The list of rules under `key`, or `nil` when there is none.
+    func rules(_ fields: Fields, _ key: String) throws -> [MigrationRule]? {
+        guard let list = try fields.array(key, "a list of rules") else { return nil }
+        return try list.enumerated().map { try rule($1, at: fields.path.appending(key).appending($0)) }
+    }
 
     func rule(_ value: ArchiveValue, at path: ArchivePath) throws -> MigrationRule {
         guard case .dictionary(let entries) = value else {

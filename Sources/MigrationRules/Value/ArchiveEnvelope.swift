@@ -23,6 +23,8 @@ public struct ArchiveEnvelope: Sendable, Hashable {
     package static let documentVersionKey = "documentVersion"
     /// The key of the root value.
     package static let rootKey = "root"
+    /// The key of the way down to an older release (``WayDown``).
+    package static let wayDownKey = "wayDown"
     /// The envelope format this library writes.
     public static let currentFormatVersion = 1
 
@@ -34,16 +36,20 @@ public struct ArchiveEnvelope: Sendable, Hashable {
     public var documentVersion: Int?
     /// The archived value.
     public var root: ArchiveValue
+    /// The steps down to an older release that the archive carries, as written (read them with
+    /// ``WayDown/init(tree:limits:)``); `nil` for most archives.
+    public var wayDown: ArchiveValue?
 
     /// Creates an envelope around `root`.
     public init(
         root: ArchiveValue, document: String? = nil, documentVersion: Int? = nil,
-        formatVersion: Int = ArchiveEnvelope.currentFormatVersion
+        formatVersion: Int = ArchiveEnvelope.currentFormatVersion, wayDown: ArchiveValue? = nil
     ) {
         self.root = root
         self.document = document
         self.documentVersion = documentVersion
         self.formatVersion = formatVersion
+        self.wayDown = wayDown
     }
 
     /// Reads the envelope of a tree; `nil` when the tree is not an envelope.
@@ -81,7 +87,9 @@ public struct ArchiveEnvelope: Sendable, Hashable {
             }
             documentVersion = version
         }
-        self.init(root: root, document: document, documentVersion: documentVersion, formatVersion: format)
+        self.init(
+            root: root, document: document, documentVersion: documentVersion, formatVersion: format,
+            wayDown: entries[Self.wayDownKey])
     }
 
     /// Whether `tree` is an envelope (a dictionary with the `"$archive"` key).
@@ -90,14 +98,16 @@ public struct ArchiveEnvelope: Sendable, Hashable {
         return false
     }
 
-    /// The envelope as a tree: marker, document, document version, root, in that order.
+    /// The envelope as a tree: marker, document, document version, way down (when there is one),
+    /// root, in that order.
     public var tree: ArchiveValue {
-        var entries = ArchiveDictionary(minimumCapacity: 4)
+        var entries = ArchiveDictionary(minimumCapacity: 5)
         entries.appendUnchecked(.int(Int64(formatVersion)), forKey: Self.markerKey)
         if let document { entries.appendUnchecked(.string(document), forKey: Self.documentKey) }
         if let documentVersion {
             entries.appendUnchecked(.int(Int64(documentVersion)), forKey: Self.documentVersionKey)
         }
+        if let wayDown { entries.appendUnchecked(wayDown, forKey: Self.wayDownKey) }
         entries.appendUnchecked(root, forKey: Self.rootKey)
         return .dictionary(entries)
     }

@@ -46,8 +46,34 @@ public struct ArchiveEncoder: Sendable {
     /// The document version recorded in the envelope, or written at a plain document's version
     /// path (there, the chain's current version when `nil`).
     public var documentVersion: Int?
-    /// Registered types' information is reused when present; encoding needs no registration.
+    /// Registered types' information is reused when present; encoding needs no registration
+    /// (except for ``readableBy``, whose steps come from the registry's chains and releases).
     public var registry: ModelRegistry?
+    /// The oldest release of the app that must still read the archive (`"1.1"`, or the document
+    /// version it wrote), or `nil`.
+    ///
+    /// When set, the archive carries the way down to that release (see `WayDown`): for every
+    /// type and document chain in it newer than the release, the steps that take it down to the
+    /// release's versions, as data, with a digest, in the envelope. That release's app — built
+    /// with this library — reads the archive as if the newer app had written it for it, keeps
+    /// what its models cannot hold, and gives it back when this app reads its archive again (see
+    /// the article <doc:ArchivesOlderAppsCanOpen>). Archives without `readableBy` carry nothing.
+    ///
+    /// ```swift
+    /// var encoder = SketchRegistry.encoder()
+    /// encoder.registry = try SketchRegistry.registry()
+    /// encoder.readableBy = "1.1"
+    /// let data = try encoder.encode(drawing)    // app 1.1 opens it
+    /// ```
+    ///
+    /// Needs ``registry`` with the app's releases (`ModelRegistry(_:documents:releases:)`).
+    /// Writing fails with `ArchiveError.Code.invalidValue` naming the step and rule that cannot
+    /// be written as data (a closure: declare the step's `inverseRules`),
+    /// `ArchiveError.Code.irreversibleStep` for a step without an inverse,
+    /// `ArchiveError.Code.notInRelease` for a type the release did not have and whose chain
+    /// declares no downgrade fallback, and `ArchiveError.Code.unknownType` without releases or
+    /// for an unknown release. JSON is then written through the tree (see `CodingPaths`).
+    public var readableBy: String?
     /// Values the models' `encode(to:)` can read from `encoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
 
@@ -95,23 +121,40 @@ public struct ArchiveEncoder: Sendable {
         return writingOptions.writing(chain.style)
     }
 
-    /// Encodes `value` into an archive tree: the envelope with the root value; for a plain
-    /// document (``documentStyle``), the root value with the document version at its chain's
-    /// version path.
+    /// Encodes `value` into an archive tree: the envelope with the root value (and the way down
+    /// to ``readableBy``, when set); for a plain document (``documentStyle``), the root value
+    /// with the document version at its chain's version path.
     ///
     /// A plain document holds values only: a model object is written as its fields (the
     /// document's version covers it; no `$type` or `$version`), and a model class instance
     /// written in more than one place, which only an archive can share, is an error.
     ///
     /// - Throws: also `ArchiveError.Code.invalidValue` when a plain document's root is not a
-    ///   dictionary that can hold its version, or it would refer to an object written elsewhere.
+    ///   dictionary that can hold its version, it would refer to an object written elsewhere, or
+    ///   it is asked to carry a way down (a plain document has no envelope to hold one).
     public func encodeTree<T: Encodable>(_ value: T) throws -> ArchiveValue {
         if let chain = plainDocument {
+            if let readableBy {
+                throw ArchiveError(
+                    .invalidValue,
+                    "readableBy \(readableBy): the plain document '\(chain.name)' has no envelope to carry the way down in"
+                )
+            }
             var root = try Self.plainValue(encodeValue(value), document: chain.name, path: .root)
             try chain.storeVersion(documentVersion ?? chain.currentVersion, in: &root)
             return root
         }
-        return ArchiveEnvelope(root: try encodeValue(value), document: document, documentVersion: documentVersion).tree
+        var tree = ArchiveEnvelope(root: try encodeValue(value), document: document, documentVersion: documentVersion)
+            .tree
+        if let readableBy {
+            guard let registry else {
+                throw ArchiveError(
+                    .unknownType,
+                    "readableBy \(readableBy) needs the registry with the app's releases (ArchiveEncoder.registry)")
+            }
+            try registry.catalog.writeWayDown(toRelease: readableBy, into: &tree)
+        }
+        return tree
     }
 
     /// Encodes `value` into a bare tree, without the envelope.

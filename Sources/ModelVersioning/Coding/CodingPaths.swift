@@ -39,10 +39,11 @@ enum CodingPaths {
     }
 
     /// Encodes `value` through the streaming path when the format is JSON, the document is an
-    /// archive (a plain document's version goes where its chain says) and the path covers the
+    /// archive (a plain document's version goes where its chain says), the archive carries no way
+    /// down (`ArchiveEncoder.readableBy`, computed from the whole tree) and the path covers the
     /// value, and through the tree path (encode a tree, write it) otherwise.
     static func encode<T: Encodable>(_ value: T, with encoder: ArchiveEncoder) throws -> Data {
-        if encoder.format == .json, encoder.plainDocument == nil,
+        if encoder.format == .json, encoder.plainDocument == nil, encoder.readableBy == nil,
             let data = StreamingJSONEncoder.encode(value, with: encoder)
         {
             return data

@@ -326,6 +326,12 @@ final class StreamingDecodingSession {
                 guard documentVersion == Int64(chain.currentVersion) else { return nil }
             }
         }
+        // A way down to an older release (`WayDown`) is for older apps: when every object is one
+        // this app knows, the tree path leaves it unread too (any other object ends the run).
+        if let wayDown = member(ArchiveEnvelope.wayDownKey), wayDown.ordinal >= 0 {
+            let end = wayDown.ordinal &+ 1 &+ Int(containers[wayDown.ordinal].descendants)
+            for ordinal in wayDown.ordinal..<end { markRead(ordinal) }
+        }
         return member(ArchiveEnvelope.rootKey)
     }
 

@@ -1,0 +1,57 @@
+extension MigrationReport {
+    /// The way down an archive carried (``WayDown``), as an app older than the archive ran it
+    /// before its own upgrade: which release it leads to, its digest, and what its steps did.
+    ///
+    /// ```
+    /// Ran the steps the archive carries down to release 1.1 (sha256:3f0c…):
+    ///   document Sketch v4 → v2
+    ///   Drawing v4 → v2: 1
+    ///   Model v3 → v2: 3
+    /// 2 objects keep what release 1.1 cannot hold, for the app that wrote the archive.
+    /// ```
+    public struct CarriedSteps: Sendable, Hashable {
+        /// The release the steps lead to.
+        public var release: String
+        /// The way down's digest (``WayDown/digest``).
+        public var digest: String
+        /// The document's steps, when its version changed.
+        public var document: DocumentEntry?
+        /// Objects taken down per type and version pair.
+        public var counts: [Count]
+        /// Every object taken down, when the report records steps.
+        public var entries: [Entry]
+        /// Objects of types the release did not have, written as the type their chain's fallback
+        /// names.
+        public var absentObjects: [AbsentObject]
+        /// How many objects keep beside them what the release cannot hold (a `$wayBack` field),
+        /// and where when the report records steps.
+        public var keptCount: Int
+        public var keptObjects: [ArchivePath]
+
+        /// The lines ``MigrationReport/summary(listing:)`` shows.
+        func summary(listing maxEntries: Int) -> [String] {
+            var lines = ["Ran the steps the archive carries down to release \(release) (\(digest.prefix(15))…):"]
+            if let document {
+                lines.append("  document \(document.name) v\(document.fromVersion) → v\(document.toVersion)")
+            }
+            for count in counts {
+                lines.append("  \(count.typeName) v\(count.fromVersion) → v\(count.toVersion): \(count.count)")
+            }
+            for object in absentObjects.prefix(maxEntries) {
+                lines.append(
+                    "  \(MigrationReport.place(object.path)): \(object.typeName) v\(object.version), written as "
+                        + (object.writtenAs ?? "nothing"))
+            }
+            if keptCount > 0 {
+                lines.append(
+                    "\(keptCount) object\(keptCount == 1 ? " keeps" : "s keep") what release \(release) cannot hold, "
+                        + "for the app that wrote the archive"
+                        + (keptObjects.isEmpty
+                            ? "."
+                            : ": " + keptObjects.prefix(maxEntries).map(MigrationReport.place).joined(separator: ", ")
+                                + (keptObjects.count > maxEntries ? ", …" : "")))
+            }
+            return lines
+        }
+    }
+}
