@@ -14,7 +14,7 @@
 /// Foundation's `NSString`: `"\u{E9}"` (é) and `"e\u{301}"` (e and a combining accent) are two
 /// keys, although Swift's `==` finds them equal (see ``ArchiveValue`` for values).
 ///
-/// Look-ups in a small dictionary scan the entries; ``index(forKey:startingAt:)`` starts just
+/// Look-ups in a small dictionary scan the entries; `index(forKey:startingAt:)` starts just
 /// after a previous hit, which makes reading keys in their archived order (what decoders and
 /// migrations do) cost one comparison per key. A dictionary of more than 32 entries also keeps a
 /// hash index of its keys, so that look-ups, appends, renames and comparisons take the same
