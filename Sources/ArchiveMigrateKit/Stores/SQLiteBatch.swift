@@ -125,10 +125,14 @@ struct SQLiteBatch {
         if dryRun { summary += "; nothing was written" }
         notes.append(summary)
         if rolledBack.transactions > 0 {
+            let failedRows = report.failed == 1 ? "1 row failed: its" : "\(report.failed) rows failed: their"
+            let transactions =
+                rolledBack.transactions == 1
+                ? "1 transaction (\(rolledBack.rows) rows) was rolled back and is as it was"
+                : "\(rolledBack.transactions) transactions (\(rolledBack.rows) rows) were rolled back and are as they were"
             notes.append(
-                "\(report.failed) rows failed: their \(rolledBack.transactions) transactions (\(rolledBack.rows) rows) were "
-                    + "rolled back and are as they were; fix them and run again, or give --skip-failed to write the "
-                    + "other rows")
+                "\(failedRows) \(transactions); fix \(report.failed == 1 ? "it" : "them") and run again, or give --skip-failed to write "
+                    + "the other rows")
         }
         return report.finish(notes: notes, wrote: written > 0)
     }
