@@ -39,6 +39,7 @@ struct RulesFileTests {
         Spelling(rule: ["convert": "n", "using": "boolToString"], expected: "convert(n: boolToString)"),
         Spelling(rule: ["convert": "n", "using": "intToDouble"], expected: "convert(n: intToDouble)"),
         Spelling(rule: ["convert": "n", "using": "doubleToInt"], expected: "convert(n: doubleToInt)"),
+        Spelling(rule: ["convert": "n", "using": "doubleToFloat"], expected: "convert(n: doubleToFloat)"),
         Spelling(
             rule: ["convert": "d", "using": "date", "from": "iso8601", "to": "date"],
             expected: "convert(d: date(iso8601))"),
@@ -373,13 +374,13 @@ struct RulesFileTests {
             path: rulePath + ".using",
             message:
                 "unknown converter 'stringToInteger'; the converters are stringToInt, intToString, stringToDouble, "
-                + "doubleToString, stringToBool, boolToString, intToDouble, doubleToInt, date, wrapElements, "
+                + "doubleToString, stringToBool, boolToString, intToDouble, doubleToInt, doubleToFloat, date, wrapElements, "
                 + "unwrapElements, map"),
         Broken(
             name: "converter without using", file: file(rules: [["convert": "a"]]), path: rulePath + ".using",
             message:
                 "a convert rule needs 'using' (one of stringToInt, intToString, stringToDouble, doubleToString, "
-                + "stringToBool, boolToString, intToDouble, doubleToInt, date, wrapElements, unwrapElements, map) or 'map'"
+                + "stringToBool, boolToString, intToDouble, doubleToInt, doubleToFloat, date, wrapElements, unwrapElements, map) or 'map'"
         ),
         Broken(
             name: "key a converter does not take",

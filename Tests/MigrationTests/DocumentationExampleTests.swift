@@ -982,6 +982,15 @@ struct DocumentationExampleTests {
         #expect(report.failures.isEmpty, "\(report)")
     }
 
+    // CheckingFixturesInCI.md, "Prove every chain on generated objects".
+    @Test func everyChainKeepsItsLaws() throws {
+        let fixturesURL = Self.fixturesURL
+        let suite = FixtureSuite(directory: fixturesURL, registry: try AppModels.registry())
+        let schemas = SchemaStore(directory: fixturesURL.deletingLastPathComponent().appendingPathComponent("schemas"))
+        let laws = suite.checkLaws(schemas: schemas, options: LawOptions(objectsPerVersion: 50))
+        #expect(laws.failures.isEmpty, "\(laws)")
+    }
+
     @Test("CheckingFixturesInCI.md, The command-line gate: the registry function is accepted")
     func commandLineGate() {
         // Compiled, not run: `main` exits the process.

@@ -1,8 +1,10 @@
 import Foundation
 import ModelVersioning
 
-/// The findings of a ``CompatibilityCheck``: one item per schema, migration path and fixture,
-/// printable as text, JSON, JUnit XML or GitHub workflow annotations.
+/// The findings of a ``CompatibilityCheck``: one item per schema, migration path, fixture
+/// coverage, fixture and migration law, printable as text, JSON, JUnit XML or GitHub workflow
+/// annotations; with the migration steps proposed for models that changed without a version
+/// bump (``proposals``).
 public struct CheckReport: Sendable, Hashable, CustomStringConvertible {
     /// What an item checks.
     public enum Category: String, Sendable, Hashable, CaseIterable {
@@ -10,8 +12,12 @@ public struct CheckReport: Sendable, Hashable, CustomStringConvertible {
         case schema
         /// That an archived version has a migration path to today's.
         case migrationPath
+        /// That some fixture holds every version a release archived.
+        case fixtureCoverage
         /// That an archived fixture upgrades, decodes and matches its golden.
         case fixture
+        /// That a chain keeps the migration laws on generated objects (``MigrationLaws``).
+        case law
     }
 
     /// How an item ended.
@@ -33,12 +39,15 @@ public struct CheckReport: Sendable, Hashable, CustomStringConvertible {
         public var outcome: Outcome
         /// The file the finding is about, relative to the working directory when possible.
         public var file: String?
+        /// What was checked, for items that passed (`100 generated v1 objects upgrade and open today, …`).
+        public var detail: String?
 
-        public init(category: Category, subject: String, outcome: Outcome, file: String? = nil) {
+        public init(category: Category, subject: String, outcome: Outcome, file: String? = nil, detail: String? = nil) {
             self.category = category
             self.subject = subject
             self.outcome = outcome
             self.file = file
+            self.detail = detail
         }
 
         public var isFailure: Bool {
@@ -47,11 +56,17 @@ public struct CheckReport: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Every item, schemas first, then migration paths, then fixtures.
+    /// Every item, schemas first, then migration paths, fixture coverage, fixtures and laws.
     public var items: [Item]
+    /// The migration steps proposed for the models that changed without a version bump.
+    public var proposals: [MigrationProposal]
+    /// Lines printed after the items: what the law check generated and how long it took.
+    public var notes: [String]
 
-    public init(items: [Item]) {
+    public init(items: [Item], proposals: [MigrationProposal] = [], notes: [String] = []) {
         self.items = items
+        self.proposals = proposals
+        self.notes = notes
     }
 
     /// The failed items.
@@ -67,9 +82,9 @@ public struct CheckReport: Sendable, Hashable, CustomStringConvertible {
             let subject = "\(item.category.rawValue): \(item.subject)"
             switch item.outcome {
             case .passed:
-                lines.append("ok        \(subject)")
+                lines.append("ok        \(subject)" + (item.detail.map { " — \($0)" } ?? ""))
             case .recorded:
-                lines.append("recorded  \(subject)")
+                lines.append("recorded  \(subject)" + (item.detail.map { " — \($0)" } ?? ""))
             case .skipped(let reason):
                 lines.append("skipped   \(subject) — \(reason)")
             case .failed(let reasons):
@@ -77,6 +92,7 @@ public struct CheckReport: Sendable, Hashable, CustomStringConvertible {
                 lines.append(contentsOf: reasons.map { "          " + $0 })
             }
         }
+        lines += notes
         let recorded = items.filter { $0.outcome == .recorded }.count
         lines.append(
             "\(items.count) checks: \(failures.count) failed"
@@ -101,11 +117,21 @@ public struct CheckReport: Sendable, Hashable, CustomStringConvertible {
                 entry["messages"] = .array(reasons.map { .string($0) })
             }
             if let file = item.file { entry["file"] = .string(file) }
+            if let detail = item.detail { entry["detail"] = .string(detail) }
             return .dictionary(entry)
+        }
+        let proposals: [ArchiveValue] = self.proposals.map { proposal in
+            [
+                "type": .string(proposal.typeName), "from": .int(Int64(proposal.fromVersion)),
+                "to": .int(Int64(proposal.toVersion)),
+                "changes": .array(proposal.changes.map { .string($0.description) }),
+                "notes": .array(proposal.notes.map { .string($0) }), "swift": .string(proposal.swiftStep),
+                "rulesFileStep": .string(proposal.rulesFileStep),
+            ]
         }
         return [
             "passed": .bool(passed), "checks": .int(Int64(items.count)), "failures": .int(Int64(failures.count)),
-            "items": .array(entries),
+            "items": .array(entries), "proposals": .array(proposals), "notes": .array(notes.map { .string($0) }),
         ]
     }
 

@@ -15,6 +15,13 @@ import ModelVersioning
 /// Types the probe cannot fabricate (an enum that is not `CaseIterable`, a type whose initializer
 /// rejects zero values) can supply a sample through `SchemaSampleProviding` (ModelVersioning).
 ///
+/// The snapshot is complete: every nested non-model type the properties reach — structs and
+/// classes with their keys, enums with the archived value of each case, through optionals,
+/// arrays, sets and dictionaries, recursive types once — is in ``nestedTypes``, so that a change
+/// deep inside one (a key added to a struct, a case added to an enum) is a change of the model.
+/// Models the properties reach are written by their archive type name only: each has its own
+/// snapshot and version.
+///
 /// Snapshots are committed as JSON (``jsonData()``), one file per type and version.
 public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible {
     /// One archived property.
@@ -23,7 +30,8 @@ public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible 
         /// keys of a nested container).
         public var name: String
         /// The type as archived: `String`, `Int`, `Double`, `[Point]`, `[String: Int]`, an archive
-        /// type name for models, the protocol for polymorphic keys (`[Shape]`, with the allow list in ``allowedTypes``).
+        /// type name for models, a nested type's name (defined in ``ModelSchema/nestedTypes``), the
+        /// protocol for polymorphic keys (`[Shape]`, with the allow list in ``allowedTypes``).
         public var type: String
         /// Whether the key may be absent (`decodeIfPresent`).
         public var optional: Bool
@@ -31,23 +39,46 @@ public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible 
         public var behavior: EncodingBehavior
         /// The allow list of the key, if declared.
         public var allowedTypes: [String]?
+        /// The only values archives of this version hold under the key, when they are fewer than
+        /// its type admits: written by hand into snapshots of versions whose types are gone (an
+        /// `NSInteger` that only ever held `0`, `1` and `2`). The probe never writes it; the law
+        /// check generates only these values, and comparisons of schemas ignore it.
+        public var values: [ArchiveValue]?
 
         public init(
-            name: String, type: String, optional: Bool, behavior: EncodingBehavior, allowedTypes: [String]? = nil
+            name: String, type: String, optional: Bool, behavior: EncodingBehavior, allowedTypes: [String]? = nil,
+            values: [ArchiveValue]? = nil
         ) {
             self.name = name
             self.type = type
             self.optional = optional
             self.behavior = behavior
             self.allowedTypes = allowedTypes
+            self.values = values
         }
 
         public var description: String {
-            var text = "\(name): \(type)\(optional ? "?" : "")"
+            "\(name): \(typeDescription)"
+        }
+
+        /// The type, `?` when optional, and the behaviour when not unconditional: `String? (excluded)`.
+        public var typeDescription: String {
+            var text = "\(type)\(optional ? "?" : "")"
             if behavior != .unconditional { text += " (\(behavior.rawValue))" }
             return text
         }
+
+        /// The property as comparisons see it: without ``values``.
+        var comparable: Property {
+            var property = self
+            property.values = nil
+            return property
+        }
     }
+
+    /// The snapshot format this version of the library writes: `2` records ``nestedTypes``;
+    /// format `1` (files without a `"format"` key) named nested types only.
+    public static let currentFormat = 2
 
     /// The archive type name.
     public var typeName: String
@@ -55,11 +86,20 @@ public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible 
     public var version: Int
     /// The properties in the order the initializer reads them.
     public var properties: [Property]
+    /// Every nested non-model type the properties reach, sorted by name.
+    public var nestedTypes: [NestedType]
+    /// The snapshot format the file was written in (see ``currentFormat``).
+    public var format: Int
 
-    public init(typeName: String, version: Int, properties: [Property]) {
+    public init(
+        typeName: String, version: Int, properties: [Property], nestedTypes: [NestedType] = [],
+        format: Int = ModelSchema.currentFormat
+    ) {
         self.typeName = typeName
         self.version = version
         self.properties = properties
+        self.nestedTypes = nestedTypes.sorted { $0.name < $1.name }
+        self.format = format
     }
 
     /// Probes `type`'s current shape.
@@ -69,51 +109,69 @@ public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible 
     public init(of type: any VersionedModel.Type) throws {
         let info = ModelInfo(type)
         var probe = SchemaProbe(root: info)
-        let properties = try probe.run(type)
-        self.init(typeName: info.typeName, version: info.version, properties: properties)
+        let (properties, nestedTypes) = try probe.run(type)
+        self.init(typeName: info.typeName, version: info.version, properties: properties, nestedTypes: nestedTypes)
     }
+
+    /// Whether the snapshot was written before nested types were recorded (format 1): it names
+    /// them without their shapes, and ``SchemaStore/upgradeSnapshots(from:isModel:)`` adds them.
+    public var isLegacy: Bool { format < 2 }
 
     public var description: String {
         "\(typeName) v\(version): " + properties.map(\.description).joined(separator: ", ")
     }
 
     /// The properties that differ from `other`'s, as readable lines (`+ color: String`,
-    /// `- para: Int`, `~ radius: Int → Double`).
+    /// `- para: Int`, `~ radius: Int → Double`, `+ rect: Frame.depth: Double`).
     public func differences(from other: ModelSchema) -> [String] {
-        var lines: [String] = []
-        let old = Dictionary(other.properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let new = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        for property in other.properties where new[property.name] == nil {
-            lines.append("- \(property)")
-        }
-        for property in properties {
-            if let before = old[property.name] {
-                if before != property { lines.append("~ \(before) → \(property)") }
-            } else {
-                lines.append("+ \(property)")
-            }
-        }
-        return lines
+        changes(from: other).map(\.description)
+    }
+
+    /// What changed from `other` to this schema, deep inside nested types too, with the path of
+    /// each change (see ``SchemaChange``).
+    ///
+    /// Nested types compare by their archived shape, not their Swift name: renaming `Frame` to
+    /// `Rect` is no change; adding a key to it is.
+    public func changes(from other: ModelSchema) -> [SchemaChange] {
+        var comparison = SchemaComparison(old: other, new: self)
+        comparison.compareProperties(other.properties, properties, at: .root, location: "", nestedType: nil)
+        return comparison.changes
     }
 
     /// The snapshot file's contents: pretty JSON with keys in a fixed order.
     public func jsonData() throws -> Data {
-        var properties: [ArchiveValue] = []
-        for property in self.properties {
-            var entry: ArchiveDictionary = [
-                "name": .string(property.name), "type": .string(property.type), "optional": .bool(property.optional),
-                "behavior": .string(property.behavior.rawValue),
-            ]
-            if let allowed = property.allowedTypes { entry["allowedTypes"] = .array(allowed.map { .string($0) }) }
-            properties.append(.dictionary(entry))
-        }
         let tree: ArchiveValue = [
-            "type": .string(typeName), "version": .int(Int64(version)), "properties": .array(properties),
+            "type": .string(typeName), "version": .int(Int64(version)), "format": .int(Int64(format)),
+            "properties": .array(properties.map { Self.entry($0, nested: false) }),
+            "nestedTypes": .array(nestedTypes.map(Self.entry)),
         ]
         return try ArchiveFormat.json.write(tree, options: ArchiveWritingOptions(prettyPrinted: true, markup: .plain))
     }
 
-    /// Reads a snapshot file.
+    private static func entry(_ property: Property, nested: Bool) -> ArchiveValue {
+        var entry: ArchiveDictionary = [
+            "name": .string(property.name), "type": .string(property.type), "optional": .bool(property.optional),
+        ]
+        if !nested || property.behavior != .unconditional { entry["behavior"] = .string(property.behavior.rawValue) }
+        if let allowed = property.allowedTypes { entry["allowedTypes"] = .array(allowed.map { .string($0) }) }
+        if let values = property.values { entry["values"] = .array(values) }
+        return .dictionary(entry)
+    }
+
+    private static func entry(_ type: NestedType) -> ArchiveValue {
+        var entry: ArchiveDictionary = ["name": .string(type.name), "kind": .string(type.kind.rawValue)]
+        switch type.kind {
+        case .struct, .class:
+            entry["properties"] = .array(type.properties.map { Self.entry($0, nested: true) })
+        case .enum:
+            entry["cases"] = .array(type.cases.map { ["name": .string($0.name), "value": $0.value] })
+        case .value:
+            entry["valueType"] = .string(type.valueType ?? "")
+        }
+        return .dictionary(entry)
+    }
+
+    /// Reads a snapshot file (any format).
     ///
     /// - Throws: `ArchiveError` naming the malformed entry.
     public init(jsonData data: Data) throws {
@@ -123,20 +181,56 @@ public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible 
         else {
             throw ArchiveError(.malformedInput, "a schema snapshot needs 'type', 'version' and 'properties'")
         }
-        var properties: [Property] = []
-        for (index, entry) in entries.enumerated() {
-            guard let name = entry["name"]?.stringValue, let type = entry["type"]?.stringValue,
-                let optional = entry["optional"]?.boolValue,
-                let behavior = entry["behavior"]?.stringValue.flatMap(EncodingBehavior.init(rawValue:))
+        let format = tree["format"]?.intValue ?? 1
+        let properties = try entries.enumerated().map { index, entry in
+            try Self.property(entry, nested: false, at: ArchivePath([.key("properties"), .index(index)]))
+        }
+        var nestedTypes: [NestedType] = []
+        for (index, entry) in (tree["nestedTypes"]?.arrayValue ?? []).enumerated() {
+            let path = ArchivePath([.key("nestedTypes"), .index(index)])
+            guard let name = entry["name"]?.stringValue,
+                let kind = entry["kind"]?.stringValue.flatMap(NestedType.Kind.init(rawValue:))
             else {
                 throw ArchiveError(
-                    .malformedInput, "a schema property needs 'name', 'type', 'optional' and 'behavior'",
-                    path: ArchivePath([.key("properties"), .index(index)]))
+                    .malformedInput, "a nested type needs 'name' and 'kind' (struct, class, enum or value)", path: path)
             }
-            let allowed = entry["allowedTypes"]?.arrayValue?.compactMap(\.stringValue)
-            properties.append(
-                Property(name: name, type: type, optional: optional, behavior: behavior, allowedTypes: allowed))
+            var type = NestedType(name: name, kind: kind)
+            for (number, property) in (entry["properties"]?.arrayValue ?? []).enumerated() {
+                type.properties.append(
+                    try Self.property(property, nested: true, at: path.appending("properties").appending(number)))
+            }
+            for (number, item) in (entry["cases"]?.arrayValue ?? []).enumerated() {
+                guard let caseName = item["name"]?.stringValue, let value = item["value"] else {
+                    throw ArchiveError(
+                        .malformedInput, "an enum case needs 'name' and 'value'",
+                        path: path.appending("cases").appending(number))
+                }
+                type.cases.append(NestedType.Case(name: caseName, value: value))
+            }
+            type.valueType = entry["valueType"]?.stringValue
+            nestedTypes.append(type)
         }
-        self.init(typeName: typeName, version: version, properties: properties)
+        self.init(
+            typeName: typeName, version: version, properties: properties, nestedTypes: nestedTypes, format: format)
+    }
+
+    private static func property(_ entry: ArchiveValue, nested: Bool, at path: ArchivePath) throws -> Property {
+        let behavior =
+            nested && entry["behavior"] == nil
+            ? EncodingBehavior.unconditional
+            : entry["behavior"]?.stringValue.flatMap(EncodingBehavior.init(rawValue:))
+        guard let name = entry["name"]?.stringValue, let type = entry["type"]?.stringValue,
+            let optional = entry["optional"]?.boolValue, let behavior
+        else {
+            throw ArchiveError(
+                .malformedInput,
+                nested
+                    ? "a nested type's property needs 'name', 'type' and 'optional'"
+                    : "a schema property needs 'name', 'type', 'optional' and 'behavior'", path: path)
+        }
+        let allowed = entry["allowedTypes"]?.arrayValue?.compactMap(\.stringValue)
+        return Property(
+            name: name, type: type, optional: optional, behavior: behavior, allowedTypes: allowed,
+            values: entry["values"]?.arrayValue)
     }
 }

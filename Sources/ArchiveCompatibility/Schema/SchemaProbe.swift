@@ -3,6 +3,12 @@ import ModelVersioning
 
 /// Runs a model's `init(from:)` against a decoder that records the keys it asks for (with their
 /// types and optionality) and answers with stand-in values; see ``ModelSchema``.
+///
+/// The nested non-model types those keys reach (structs, classes, enums, through optionals and
+/// collections) are probed the same way, once each, and recorded as
+/// ``ModelSchema/NestedType``s: their own `init(from:)` runs against the probe, and enums that
+/// are `CaseIterable` are recorded with the archived value of every case. Models reached from
+/// the root are recorded by name only: each has its own snapshot.
 struct SchemaProbe {
     let root: ModelInfo
     private let recorder = ProbeRecorder()
@@ -11,10 +17,12 @@ struct SchemaProbe {
         self.root = root
     }
 
-    mutating func run(_ type: any VersionedModel.Type) throws -> [ModelSchema.Property] {
-        let decoder = ProbeDecoder(recorder: recorder, root: root, prefix: "", recording: true, depth: 0)
+    mutating func run(_ type: any VersionedModel.Type) throws -> (
+        properties: [ModelSchema.Property], nestedTypes: [ModelSchema.NestedType]
+    ) {
+        let decoder = ProbeDecoder(recorder: recorder, root: root, sink: .root, prefix: "", depth: 0)
         _ = try open(type, decoder)
-        return recorder.properties
+        return (recorder.properties, try recorder.nestedTypes())
     }
 
     private func open<M: VersionedModel>(_ type: M.Type, _ decoder: ProbeDecoder) throws -> M {
@@ -32,9 +40,26 @@ struct SchemaProbe {
     static let maxDepth = 32
 }
 
-/// Collects the root model's properties.
-final class ProbeRecorder {
+/// Where a probing decoder records the keys it is asked for.
+enum ProbeSink {
+    /// The root model's own keys, with their behaviours and allow lists.
+    case root
+    /// The keys of a nested type being probed.
+    case nested(NestedShape)
+}
+
+/// A nested type while it is probed.
+final class NestedShape {
+    let name: String
+    let isClass: Bool
     var properties: [ModelSchema.Property] = []
+    /// The type of the single value the type decodes itself from, if it does.
+    var valueType: String?
+
+    init(name: String, isClass: Bool) {
+        self.name = name
+        self.isClass = isClass
+    }
 
     func record(_ property: ModelSchema.Property) {
         if let index = properties.firstIndex(where: { $0.name == property.name }) {
@@ -42,6 +67,66 @@ final class ProbeRecorder {
         } else {
             properties.append(property)
         }
+    }
+
+    var definition: ModelSchema.NestedType {
+        if let valueType, properties.isEmpty {
+            return ModelSchema.NestedType(name: name, kind: .value, valueType: valueType)
+        }
+        return ModelSchema.NestedType(name: name, kind: isClass ? .class : .struct, properties: properties)
+    }
+}
+
+/// Collects the root model's properties and the nested types they reach.
+final class ProbeRecorder {
+    var properties: [ModelSchema.Property] = []
+    private var shapes: [String: NestedShape] = [:]
+    private var enums: [String: ModelSchema.NestedType] = [:]
+    /// Which Swift type owns each recorded name, so that two types with one name are an error.
+    private var owners: [String: ObjectIdentifier] = [:]
+    private var clashes: [String] = []
+
+    func record(_ property: ModelSchema.Property) {
+        if let index = properties.firstIndex(where: { $0.name == property.name }) {
+            properties[index] = property
+        } else {
+            properties.append(property)
+        }
+    }
+
+    /// Whether `name` is recorded or being recorded; notes a second Swift type with that name.
+    func isKnown(_ name: String, type: Any.Type) -> Bool {
+        guard let owner = owners[name] else { return false }
+        if owner != ObjectIdentifier(type) { clashes.append(name) }
+        return true
+    }
+
+    /// Starts recording the nested type `name`.
+    func begin(_ name: String, type: Any.Type) -> NestedShape {
+        owners[name] = ObjectIdentifier(type)
+        let shape = NestedShape(name: name, isClass: type is AnyObject.Type)
+        shapes[name] = shape
+        return shape
+    }
+
+    /// Records an enum with the archived value of each case.
+    func recordEnum(_ name: String, type: Any.Type, cases: [ModelSchema.NestedType.Case]) {
+        owners[name] = ObjectIdentifier(type)
+        enums[name] = ModelSchema.NestedType(name: name, kind: .enum, cases: cases)
+    }
+
+    /// Every nested type recorded, sorted by name.
+    ///
+    /// - Throws: `ArchiveError` when two Swift types are written with the same name.
+    func nestedTypes() throws -> [ModelSchema.NestedType] {
+        if let clash = clashes.first {
+            throw ArchiveError(
+                .invalidValue,
+                "two nested types are both named \(clash): schema snapshots name nested types by their type name; "
+                    + "rename one")
+        }
+        let all = shapes.values.map(\.definition) + enums.values
+        return all.sorted { $0.name < $1.name }
     }
 }
 
@@ -76,6 +161,37 @@ extension WeakReference: SchemaDescribing {
     static var schemaTypeDescription: String { "weak \(SchemaProbe.describe(Object.self))" }
 }
 
+/// Generic containers whose element types the probe explores without decoding any element
+/// (collections probe as empty).
+protocol SchemaComponents {
+    static func exploreComponents(with decoder: ProbeDecoder) throws
+}
+
+extension Array: SchemaComponents where Element: Decodable {
+    static func exploreComponents(with decoder: ProbeDecoder) throws {
+        try decoder.explore(Element.self)
+    }
+}
+
+extension Set: SchemaComponents where Element: Decodable {
+    static func exploreComponents(with decoder: ProbeDecoder) throws {
+        try decoder.explore(Element.self)
+    }
+}
+
+extension Dictionary: SchemaComponents where Key: Decodable, Value: Decodable {
+    static func exploreComponents(with decoder: ProbeDecoder) throws {
+        try decoder.explore(Key.self)
+        try decoder.explore(Value.self)
+    }
+}
+
+extension Optional: SchemaComponents where Wrapped: Decodable {
+    static func exploreComponents(with decoder: ProbeDecoder) throws {
+        try decoder.explore(Wrapped.self)
+    }
+}
+
 /// Stand-in values for types the probe meets.
 protocol SchemaProbeValue {
     static func probeValue(key: String, decoder: ProbeDecoder) throws -> Self
@@ -86,7 +202,7 @@ extension Polymorphic: SchemaProbeValue {
         if let empty = Polymorphic.emptyContainerValue { return Polymorphic(wrappedValue: empty) }
         for candidate in decoder.root.type.allowedTypes[key] ?? [] {
             let nested = ProbeDecoder(
-                recorder: decoder.recorder, root: decoder.root, prefix: "", recording: false, depth: decoder.depth + 1)
+                recorder: decoder.recorder, root: decoder.root, sink: nil, prefix: "", depth: decoder.depth + 1)
             if let value = try? candidate.init(from: nested) as? Value {
                 return Polymorphic(wrappedValue: value)
             }
@@ -121,19 +237,20 @@ extension UnknownModel: SchemaProbeValue {
 final class ProbeDecoder: Decoder {
     let recorder: ProbeRecorder
     let root: ModelInfo
-    /// Prefix of recorded names: `""` for the model's own keys, `"super."`, `"center."`.
+    /// Where keys are recorded: the root model's, a nested type's, or nowhere (`nil`: the keys of
+    /// a model value inside the root, or of a collection).
+    let sink: ProbeSink?
+    /// Prefix of recorded names: `""` for the type's own keys, `"super."`, `"center."`.
     let prefix: String
-    /// Whether keys are recorded (only the root model's own, not those of nested values).
-    let recording: Bool
     let depth: Int
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(recorder: ProbeRecorder, root: ModelInfo, prefix: String, recording: Bool, depth: Int) {
+    init(recorder: ProbeRecorder, root: ModelInfo, sink: ProbeSink?, prefix: String, depth: Int) {
         self.recorder = recorder
         self.root = root
+        self.sink = sink
         self.prefix = prefix
-        self.recording = recording
         self.depth = depth
     }
 
@@ -149,15 +266,52 @@ final class ProbeDecoder: Decoder {
         ProbeSingleValueContainer(decoder: self)
     }
 
-    func record(_ key: String, _ type: Any.Type, optional: Bool) {
-        guard recording else { return }
+    /// A decoder one level down that records into `sink`.
+    func nested(sink: ProbeSink?, prefix: String = "", deeper: Bool = true) -> ProbeDecoder {
+        ProbeDecoder(recorder: recorder, root: root, sink: sink, prefix: prefix, depth: depth + (deeper ? 1 : 0))
+    }
+
+    /// Records the key `key` of type `type`, and the nested types it reaches (unless the key is
+    /// never archived).
+    func record<T: Decodable>(_ key: String, _ type: T.Type, optional: Bool) throws {
+        guard record(key, typeName: SchemaProbe.describe(type), optional: optional) else { return }
+        try explore(T.self)
+    }
+
+    /// Records the key `key`; returns whether the nested types of its type are to be explored
+    /// (not for a key that is never archived, nor when nothing is recorded).
+    @discardableResult
+    func record(_ key: String, typeName: String, optional: Bool) -> Bool {
+        guard let sink else { return false }
         let name = prefix + key
-        let behavior = prefix.isEmpty ? root.behavior(forKey: key) : root.behavior(forKey: name)
-        let allowed = prefix.isEmpty ? root.allowedTypeNames[key].map { $0.sorted() } : nil
-        recorder.record(
-            ModelSchema.Property(
-                name: name, type: SchemaProbe.describe(type), optional: optional, behavior: behavior,
-                allowedTypes: allowed))
+        switch sink {
+        case .root:
+            let behavior = prefix.isEmpty ? root.behavior(forKey: key) : root.behavior(forKey: name)
+            let allowed = prefix.isEmpty ? root.allowedTypeNames[key].map { $0.sorted() } : nil
+            recorder.record(
+                ModelSchema.Property(
+                    name: name, type: typeName, optional: optional, behavior: behavior, allowedTypes: allowed))
+            return behavior != .excluded
+        case .nested(let shape):
+            shape.record(ModelSchema.Property(name: name, type: typeName, optional: optional, behavior: .unconditional))
+            return true
+        }
+    }
+
+    /// Records `T`'s shape when it is a nested type, or the nested types it holds when it is a
+    /// collection or an optional; models, primitives and the library's own wrappers need nothing.
+    func explore<T: Decodable>(_ type: T.Type) throws {
+        guard sink != nil, Self.primitive(T.self) == nil, !(T.self is any VersionedModel.Type),
+            !(T.self is any SchemaProbeValue.Type)
+        else { return }
+        if let components = T.self as? any SchemaComponents.Type {
+            try components.exploreComponents(with: self)
+            return
+        }
+        guard !recorder.isKnown(SchemaProbe.describe(T.self), type: T.self) else { return }
+        // A type that rejects the stand-ins keeps the keys it asked for before; the key that
+        // needs a value of it reports the problem.
+        _ = try? nestedValue(T.self, key: "")
     }
 
     /// A stand-in `T` for the key `key`.
@@ -168,10 +322,36 @@ final class ProbeDecoder: Decoder {
         {
             return value
         }
-        if let sample = T.self as? any SchemaSampleProviding.Type, let value = sample.schemaSample as? T {
+        if let components = T.self as? any SchemaComponents.Type, sink != nil {
+            try components.exploreComponents(with: self)
+        }
+        if !(T.self is any VersionedModel.Type), !(T.self is any SchemaComponents.Type) {
+            return try nestedValue(T.self, key: key)
+        }
+        return try decodedStandIn(T.self, key: key, into: nil)
+    }
+
+    /// A stand-in for a nested type, recording its shape the first time (when recording).
+    private func nestedValue<T: Decodable>(_ type: T.Type, key: String) throws -> T {
+        let name = SchemaProbe.describe(T.self)
+        if let cases = T.self as? any CaseIterable.Type, let value = Self.firstCase(of: cases) as? T {
+            if sink != nil, !recorder.isKnown(name, type: T.self) {
+                recorder.recordEnum(name, type: T.self, cases: Self.archivedCases(of: cases))
+            }
             return value
         }
-        if let cases = T.self as? any CaseIterable.Type, let value = Self.firstCase(of: cases) as? T {
+        guard sink != nil, !recorder.isKnown(name, type: T.self) else {
+            return try decodedStandIn(T.self, key: key, into: nil)
+        }
+        let shape = recorder.begin(name, type: T.self)
+        return try decodedStandIn(T.self, key: key, into: .nested(shape))
+    }
+
+    /// A sample, or `T` decoded from the probe (recording into `sink`).
+    private func decodedStandIn<T: Decodable>(_ type: T.Type, key: String, into sink: ProbeSink?) throws -> T {
+        let sample = (T.self as? any SchemaSampleProviding.Type)?.schemaSample as? T
+        if sink == nil, let sample { return sample }
+        if sink == nil, let cases = T.self as? any CaseIterable.Type, let value = Self.firstCase(of: cases) as? T {
             return value
         }
         guard depth < SchemaProbe.maxDepth else {
@@ -179,10 +359,10 @@ final class ProbeDecoder: Decoder {
                 .invalidValue,
                 "cannot probe \(root.typeName): '\(key)' nests \(T.self) more than \(SchemaProbe.maxDepth) levels deep")
         }
-        let nested = ProbeDecoder(recorder: recorder, root: root, prefix: "", recording: false, depth: depth + 1)
         do {
-            return try T(from: nested)
+            return try T(from: nested(sink: sink))
         } catch {
+            if let sample { return sample }
             throw ArchiveError(
                 .invalidValue,
                 "cannot probe \(root.typeName).\(key): \(T.self) rejects stand-in values; make it CaseIterable or "
@@ -192,6 +372,30 @@ final class ProbeDecoder: Decoder {
 
     private static func firstCase<C: CaseIterable>(of type: C.Type) -> Any? {
         type.allCases.first
+    }
+
+    /// Every case of an enum with its archived value: what `ArchiveEncoder` writes for it, or its
+    /// raw value, or its name.
+    private static func archivedCases<C: CaseIterable>(of type: C.Type) -> [ModelSchema.NestedType.Case] {
+        type.allCases.map { value in
+            let name = String(describing: value)
+            if let encodable = value as? any Encodable, let archived = try? ArchiveEncoder().encodeValue(encodable) {
+                return ModelSchema.NestedType.Case(name: name, value: archived)
+            }
+            if let raw = (value as? any RawRepresentable)?.rawValue {
+                if let text = raw as? String { return ModelSchema.NestedType.Case(name: name, value: .string(text)) }
+                if let number = raw as? Int {
+                    return ModelSchema.NestedType.Case(name: name, value: .int(Int64(number)))
+                }
+            }
+            return ModelSchema.NestedType.Case(name: name, value: .string(name))
+        }
+    }
+
+    /// Records the type of the single value a nested type decodes itself from.
+    func recordSingleValue(_ type: Any.Type) {
+        guard case .nested(let shape) = sink, prefix.isEmpty, shape.valueType == nil else { return }
+        shape.valueType = SchemaProbe.describe(type)
     }
 
     static func primitive<T>(_ type: T.Type) -> T? {
@@ -230,12 +434,12 @@ private struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
     func decodeNil(forKey key: Key) throws -> Bool { false }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        decoder.record(key.stringValue, T.self, optional: false)
+        try decoder.record(key.stringValue, T.self, optional: false)
         return try decoder.standIn(T.self, key: key.stringValue)
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        decoder.record(key.stringValue, T.self, optional: true)
+        try decoder.record(key.stringValue, T.self, optional: true)
         return nil
     }
 
@@ -255,30 +459,30 @@ private struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decode(UInt64.self, key) }
 
     private func decode<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
-        decoder.record(key.stringValue, T.self, optional: false)
+        try decoder.record(key.stringValue, T.self, optional: false)
         guard let value = ProbeDecoder.primitive(T.self) else {
             return try decoder.standIn(T.self, key: key.stringValue)
         }
         return value
     }
 
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { absent(Bool.self, key) }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { absent(String.self, key) }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { absent(Double.self, key) }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { absent(Float.self, key) }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { absent(Int.self, key) }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { absent(Int8.self, key) }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { absent(Int16.self, key) }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { absent(Int32.self, key) }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { absent(Int64.self, key) }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { absent(UInt.self, key) }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { absent(UInt8.self, key) }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { absent(UInt16.self, key) }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { absent(UInt32.self, key) }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { absent(UInt64.self, key) }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try absent(Bool.self, key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try absent(String.self, key) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try absent(Double.self, key) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try absent(Float.self, key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try absent(Int.self, key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try absent(Int8.self, key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try absent(Int16.self, key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try absent(Int32.self, key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try absent(Int64.self, key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try absent(UInt.self, key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try absent(UInt8.self, key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try absent(UInt16.self, key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try absent(UInt32.self, key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try absent(UInt64.self, key) }
 
-    private func absent<T>(_ type: T.Type, _ key: Key) -> T? {
-        decoder.record(key.stringValue, T.self, optional: true)
+    private func absent<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
+        try decoder.record(key.stringValue, T.self, optional: true)
         return nil
     }
 
@@ -286,26 +490,26 @@ private struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
         -> KeyedDecodingContainer<NestedKey>
     {
         let nested = ProbeDecoder(
-            recorder: decoder.recorder, root: decoder.root, prefix: decoder.prefix + key.stringValue + ".",
-            recording: decoder.recording, depth: decoder.depth)
+            recorder: decoder.recorder, root: decoder.root, sink: decoder.sink,
+            prefix: decoder.prefix + key.stringValue + ".", depth: decoder.depth)
         return KeyedDecodingContainer(ProbeKeyedContainer<NestedKey>(decoder: nested))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        decoder.record(key.stringValue, [Any].self, optional: false)
+        decoder.record(key.stringValue, typeName: "[Any]", optional: false)
         return ProbeUnkeyedContainer()
     }
 
     func superDecoder() throws -> any Decoder {
         ProbeDecoder(
-            recorder: decoder.recorder, root: decoder.root, prefix: decoder.prefix + "super.",
-            recording: decoder.recording, depth: decoder.depth)
+            recorder: decoder.recorder, root: decoder.root, sink: decoder.sink, prefix: decoder.prefix + "super.",
+            depth: decoder.depth)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
         ProbeDecoder(
-            recorder: decoder.recorder, root: decoder.root, prefix: decoder.prefix + key.stringValue + ".",
-            recording: decoder.recording, depth: decoder.depth)
+            recorder: decoder.recorder, root: decoder.root, sink: decoder.sink,
+            prefix: decoder.prefix + key.stringValue + ".", depth: decoder.depth)
     }
 }
 
@@ -336,6 +540,7 @@ private struct ProbeSingleValueContainer: SingleValueDecodingContainer {
     func decodeNil() -> Bool { false }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        decoder.recordSingleValue(T.self)
         if let value = ProbeDecoder.primitive(T.self) { return value }
         return try decoder.standIn(T.self, key: "")
     }

@@ -59,7 +59,11 @@ public struct SchemaStore: Sendable {
     ///
     /// - Throws: `ArchiveError` with code `io` when the file cannot be written.
     public func record(_ schema: ModelSchema) throws {
-        let url = url(typeName: schema.typeName, version: schema.version)
+        try write(schema, to: url(typeName: schema.typeName, version: schema.version))
+    }
+
+    /// Writes `schema` to the file `url`.
+    func write(_ schema: ModelSchema, to url: URL) throws {
         do {
             try FileManager.default.createDirectory(
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -107,7 +107,28 @@ extension OptionSpec {
     static let junit = OptionSpec("junit", .value(name: "file"), help: "Also write the results as JUnit XML.")
     /// `--record`.
     static let record = OptionSpec(
-        "record", help: "Write missing or changed snapshots and goldens instead of failing.")
+        "record",
+        help:
+            "Write missing or changed snapshots and goldens, and a fixture of each version that has none, instead of failing."
+    )
+    /// `--write` on `check`.
+    static let writeProposals = OptionSpec(
+        "write", help: "Write the proposed migration steps (Swift and rules file) into the --proposals folder.")
+    /// `--proposals DIR` on `check`.
+    static let proposals = OptionSpec(
+        "proposals", .value(name: "dir"), help: "Where --write puts proposed steps (default: Fixtures/proposals).")
+    /// `--seed N` on `check`.
+    static let seed = OptionSpec(
+        "seed", .value(name: "n"),
+        help: "The seed of the law check's generated objects (default: 1); replays a failure.")
+    /// `--law-objects N` on `check`.
+    static let lawObjects = OptionSpec(
+        "law-objects", .value(name: "n"),
+        help: "Objects the law check generates per type, version and law (default: 100; 0 skips the law check).")
+    /// `--upgrade-snapshots` on `check`.
+    static let upgradeSnapshots = OptionSpec(
+        "upgrade-snapshots",
+        help: "First add the shapes of nested types to snapshots written before they were recorded (app tools only).")
     /// `--allow-newer` on `check`.
     static let checkAllowNewer = OptionSpec(
         "allow-newer", help: "Decode fixtures written by a newer app, keeping what it added.")

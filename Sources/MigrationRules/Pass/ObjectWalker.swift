@@ -133,6 +133,17 @@ struct ObjectWalker {
             if direction == .upgrade {
                 try upgrade(&object)
                 try walkEntries(&object.fields)
+            } else if release?.dropsAbsentTypes == true {
+                // The object may be left out after its contents were downgraded: then the report
+                // keeps only that it was left out, nothing of what ran inside it.
+                let mark = (entries: entries.count, counts: counts, absent: absentObjects.count)
+                try walkEntries(&object.fields)
+                try downgrade(&object)
+                if dropsVisited {
+                    entries.removeSubrange(mark.entries...)
+                    counts = mark.counts
+                    absentObjects.removeSubrange(mark.absent..<absentObjects.count - 1)
+                }
             } else {
                 try walkEntries(&object.fields)
                 try downgrade(&object)

@@ -192,6 +192,18 @@ extension ValueConverter {
         name: "doubleToInt", inverseName: "intToDouble", spelling: .named(.doubleToInt),
         inverseSpelling: .named(.intToDouble), forward: doubleToInteger, inverse: integerToDouble)
 
+    /// `0.1` → `0.10000000149011612`: a number rounded to the nearest `Float`, kept as a double
+    /// (as archives hold every number a `Float` property writes), for a property that became a
+    /// `Float`. Numbers beyond `Float`'s range saturate at `±Float.greatestFiniteMagnitude`
+    /// (which a `Float` decodes; a larger number would not). Integers are accepted.
+    ///
+    /// Irreversible: the digits beyond `Float`'s precision are lost, so a step using it has no
+    /// downgrade. (A `Float` that became a `Double` needs no conversion: every `Float` is a
+    /// `Double`.)
+    public static let doubleToFloat = ValueConverter(
+        name: "doubleToFloat", inverseName: nil, spelling: .named(.doubleToFloat), forward: roundToFloat,
+        inverse: nil)
+
     @Sendable
     private static func parseInt(_ value: ArchiveValue) throws -> ArchiveValue {
         guard case .string(let text) = value else { throw kindError(value, expected: "a string") }
@@ -240,6 +252,20 @@ extension ValueConverter {
     private static func formatBool(_ value: ArchiveValue) throws -> ArchiveValue {
         guard case .bool(let flag) = value else { throw kindError(value, expected: "a Boolean") }
         return .string(flag ? "true" : "false")
+    }
+
+    @Sendable
+    private static func roundToFloat(_ value: ArchiveValue) throws -> ArchiveValue {
+        let number: Double
+        switch value {
+        case .double(let double): number = double
+        case .int(let integer): number = Double(integer)
+        case .uint(let integer): number = Double(integer)
+        default: throw kindError(value, expected: "a number")
+        }
+        guard number.isFinite else { return .double(number) }
+        let limit = Double(Float.greatestFiniteMagnitude)
+        return .double(Double(Float(max(-limit, min(limit, number)))))
     }
 
     @Sendable

@@ -65,6 +65,8 @@ public enum RulesFile {
         case intToDouble
         /// ``ValueConverter/doubleToInt``
         case doubleToInt
+        /// ``ValueConverter/doubleToFloat``
+        case doubleToFloat
         /// ``ValueConverter/date(format:)`` and ``ValueConverter/dateToString(format:)``
         case date
         /// ``ValueConverter/wrapElements(inKey:with:)``
@@ -119,7 +121,7 @@ extension RulesFile.ConverterName {
     var operandKeys: [String] {
         switch self {
         case .stringToInt, .intToString, .stringToDouble, .doubleToString, .stringToBool, .boolToString,
-            .intToDouble, .doubleToInt:
+            .intToDouble, .doubleToInt, .doubleToFloat:
             return []
         case .date: return ["from", "to"]
         case .wrapElements: return ["inKey", "with"]

@@ -338,6 +338,7 @@ struct RulesFileReader {
         case .boolToString: return .boolToString
         case .intToDouble: return .intToDouble
         case .doubleToInt: return .doubleToInt
+        case .doubleToFloat: return .doubleToFloat
         case .date:
             let from = try dateFormat(rule, "from")
             let to = try dateFormat(rule, "to")

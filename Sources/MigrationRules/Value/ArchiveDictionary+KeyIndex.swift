@@ -61,21 +61,11 @@ final class KeyIndex: @unchecked Sendable {
         return copy
     }
 
-    /// The hash of `key`'s exact scalars: of its UTF-8 bytes alone (one key per hash, so no
-    /// count is needed to keep keys apart).
+    /// The hash of `key`'s exact scalars (see `String.hashScalars(into:)`).
     @inline(__always)
     static func hash(_ key: String) -> Int {
         var hasher = Hasher()
-        let hashed: Void? = key.utf8.withContiguousStorageIfAvailable { bytes in
-            hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
-        }
-        if hashed == nil {
-            var contiguous = key
-            contiguous.makeContiguousUTF8()
-            _ = contiguous.utf8.withContiguousStorageIfAvailable { bytes in
-                hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
-            }
-        }
+        key.hashScalars(into: &hasher)
         return hasher.finalize()
     }
 

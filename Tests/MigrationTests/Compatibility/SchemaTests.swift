@@ -66,6 +66,6 @@ struct SchemaTests {
                 .init(name: "name", type: "String", optional: true, behavior: .unconditional),
                 .init(name: "color", type: "String", optional: false, behavior: .unconditional),
             ])
-        #expect(new.differences(from: old) == ["- para: Int", "~ name: String → name: String?", "+ color: String"])
+        #expect(new.differences(from: old) == ["- para: Int", "~ name: String → String?", "+ color: String"])
     }
 }

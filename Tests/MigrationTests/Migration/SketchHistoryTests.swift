@@ -406,6 +406,10 @@ struct SketchHistoryTests {
         #expect(report.absentObjects.map(\.path.description) == ["shapes[1]", "shapes[2]"])
         #expect(report.absentObjects.allSatisfy { $0.writtenAs == nil })
         #expect(report.summary().contains("shapes[2]: RoundedRectangle v1, left out"))
+        // Nothing inside a left-out object is reported as downgraded: its style went with it.
+        let reported = report.entries.map(\.path.description)
+        #expect(!reported.contains { $0.hasPrefix("shapes[1]") || $0.hasPrefix("shapes[2]") })
+        #expect(report.entries.count == report.counts.reduce(0) { $0 + $1.count })
     }
 
     @Test("a document version is never written over objects its release did not write")
