@@ -102,7 +102,13 @@ public enum ArchiveDiff {
                 if let position = b.index(forKey: key, startingAt: hint) {
                     hint = position + 1
                     matched[position] = true
-                    compare(value, b.value(at: position), at: path.appending(key))
+                    let other = b.value(at: position)
+                    if value.isContainer && other.isContainer {
+                        compare(value, other, at: path.appending(key))
+                    } else if !equal(value, other) {
+                        // Scalars (or a scalar and a container): the path is built only for a difference.
+                        note(.changed, path.appending(key), value, other)
+                    }
                 } else if !(options.nullMeansAbsent && value.isNull) {
                     note(.removed, path.appending(key), value, nil)
                 }
