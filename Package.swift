@@ -13,7 +13,8 @@ import PackageDescription
 // tooling for test targets and CI (fixture suites, schema snapshots, the compatibility check with
 // JUnit and GitHub output): an app that only reads and writes archives links none of it.
 // ArchiveMigrateKit holds the command-line tool as a library, so an app builds the same tool with
-// its own registered models.
+// its own registered models; it alone links SQLite (the system library: SQLite3 on Apple platforms,
+// CSQLite's module map for libsqlite3 elsewhere), for archives kept in database columns.
 let package = Package(
     name: "ModelVersioning",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
@@ -30,9 +31,21 @@ let package = Package(
         .target(name: "MigrationRules"),
         .target(name: "ModelVersioning", dependencies: ["MigrationRules"]),
         .target(name: "ArchiveCompatibility", dependencies: ["ModelVersioning"]),
-        .target(name: "ArchiveMigrateKit", dependencies: ["ArchiveCompatibility"]),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .yum(["sqlite-devel"]), .brew(["sqlite"])]),
+        .target(
+            name: "ArchiveMigrateKit",
+            dependencies: [
+                "ArchiveCompatibility",
+                .target(name: "CSQLite", condition: .when(platforms: [.linux, .android, .openbsd, .windows])),
+            ]),
         .executableTarget(name: "archive-migrate", dependencies: ["ArchiveMigrateKit"]),
-        .executableTarget(name: "archive-bench", dependencies: ["ModelVersioning"], path: "Benchmarks/archive-bench"),
+        // The store case runs ArchiveMigrateKit's SQLite path, beside a Python script doing the same.
+        .executableTarget(
+            name: "archive-bench", dependencies: ["ModelVersioning", "ArchiveMigrateKit"],
+            path: "Benchmarks/archive-bench",
+            exclude: ["sqlite_migrate.py"]),
         // The repository's own sample app, whose shipped archives are in Fixtures/archives/Sketch, and its
         // own archive-migrate built with ArchiveMigrateKit (the three lines an app writes).
         .target(name: "SketchModel", dependencies: ["ModelVersioning"], path: "Examples/Sketch/SketchModel"),

@@ -17,6 +17,10 @@ struct BenchmarkOptions {
     var sizes: [Int]
     /// Chain lengths for the per-step measurement.
     var chainLengths = [1, 10, 100]
+    /// Rows of the SQLite case; files and NDJSON lines of the batch-memory cases (0: skipped).
+    var storeRows: Int
+    var batchFiles: Int
+    var batchLines: Int
     /// Key counts of the large-dictionary cases.
     var dictionarySizes: [Int]
 
@@ -32,6 +36,9 @@ struct BenchmarkOptions {
     init(quick: Bool) {
         self.quick = quick
         sizes = quick ? [2_000, 10_000] : [10_000, 100_000, 1_000_000]
+        storeRows = quick ? 10_000 : 100_000
+        batchFiles = quick ? 0 : 20_000
+        batchLines = quick ? 0 : 1_000_000
         dictionarySizes = quick ? [1_000, 10_000] : [10_000, 100_000, 1_000_000]
     }
 }
@@ -53,6 +60,7 @@ struct BenchmarkResults {
     var perKeyNanoseconds: [String: [Int: Double]] = [:]
     /// Peak resident-set growth divided by the input size, per case.
     var peakMemory: [String: Double] = [:]
+    var stores: StoreBenchmark.Results?
     var options: BenchmarkOptions
 
     /// The headline size: the middle one of the full run, the largest of a quick one.
@@ -127,6 +135,7 @@ struct BenchmarkResults {
         for (name, ratio) in peakMemory.sorted(by: { $0.key < $1.key }) {
             lines.append("  " + pad(name, 40) + String(format: "%.2f×", ratio))
         }
+        if let stores { lines += stores.tableLines() }
         return lines.joined(separator: "\n")
     }
 
@@ -181,6 +190,9 @@ struct BenchmarkResults {
         tree["peak_memory_vs_input"] = .dictionary(
             ArchiveDictionary(
                 peakMemory.sorted(by: { $0.key < $1.key }).map { ($0.key, .double(($0.value * 100).rounded() / 100)) }))
+        if let stores {
+            for (key, value) in stores.jsonEntries() { tree[key] = value }
+        }
         tree["headline_objects"] = .int(Int64(headlineSize))
         tree["runs"] = .int(Int64(options.runs))
         tree["cases"] = .array(
@@ -277,6 +289,9 @@ struct BenchmarkSuite {
         progress("chain lengths")
         (results.chainObjects, results.perStepNanoseconds) = try ChainBenchmark.run(
             lengths: options.chainLengths, objects: options.quick ? 5_000 : 20_000, runs: options.runs)
+        results.stores = try StoreBenchmark.run(
+            rows: options.storeRows, runs: options.runs, batchFiles: options.batchFiles, batchLines: options.batchLines,
+            progress: progress)
         results.perKeyNanoseconds = try LargeDictionaryBenchmark.run(
             sizes: options.dictionarySizes, runs: options.runs, progress: progress)
         return results
@@ -293,6 +308,13 @@ extension FoundationShape {
 
 /// Alternating timed runs.
 enum Timing {
+    /// Seconds on a monotonic clock.
+    static func now() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
     static func seconds(_ body: () throws -> Void) rethrows -> Double {
         var start = timespec()
         var end = timespec()

@@ -1,14 +1,19 @@
 // archive-bench: ModelVersioning side by side with Foundation, in one process.
 //
-//   swift run -c release archive-bench            # full run: 10k, 100k, 1M objects
+//   swift run -c release archive-bench            # full run: 10k, 100k, 1M objects; 100k SQLite rows
 //   swift run -c release archive-bench --quick    # small sizes only (what CI runs)
 //   swift run -c release archive-bench --json     # machine-readable ratios
+//   swift run -c release archive-bench --stores   # the store cases alone (with --quick, --json)
 //   swift run -c release archive-bench --many-keys   # only objects with 10k, 100k, 1M keys
 //
 // Contenders alternate within each run; every figure is the median of at least five runs.
 // Ratios above 1 mean ModelVersioning is faster. Peak memory is measured in a child process per
-// case (the high-water mark of its resident set, minus the input it was handed).
+// case (the high-water mark of its resident set, minus the input it was handed). The store cases
+// run archive-migrate (this executable with --run-tool) and a Python script as processes of their
+// own: SQLite rows per second of both, and the peak memory of batches of files and NDJSON lines
+// next to their largest archive alone.
 
+import ArchiveMigrateKit
 import Foundation
 import ModelVersioning
 
@@ -22,6 +27,11 @@ import ModelVersioning
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
+if arguments.first == "--run-tool" {
+    // Child mode for the store cases: the archive-migrate tool, in this process.
+    exit(ArchiveMigrate().run(Array(arguments.dropFirst())))
+}
+
 if let index = arguments.firstIndex(of: "--measure-memory"), index + 2 < arguments.count {
     // Child mode: run one case once on the input file and print the peak resident set growth.
     exit(MemoryProbe.run(case: arguments[index + 1], inputPath: arguments[index + 2]))
@@ -32,6 +42,26 @@ let json = arguments.contains("--json")
 var options = BenchmarkOptions(quick: quick)
 if let index = arguments.firstIndex(of: "--runs"), index + 1 < arguments.count, let runs = Int(arguments[index + 1]) {
     options.runs = max(5, runs)
+}
+
+if arguments.contains("--stores") {
+    // The store cases alone (SQLite rows next to Python, batch peak memory), in the same rows.
+    do {
+        let stores = try StoreBenchmark.run(
+            rows: options.storeRows, runs: options.runs, batchFiles: options.batchFiles, batchLines: options.batchLines,
+            progress: { line in if !json { FileHandle.standardError.write(Data((line + "\n").utf8)) } })
+        if json {
+            let tree = ArchiveValue.dictionary(ArchiveDictionary(stores.jsonEntries()))
+            FileHandle.standardOutput.write(
+                try ArchiveFormat.json.write(tree, options: ArchiveWritingOptions(markup: .plain)))
+        } else {
+            print(stores.tableLines().joined(separator: "\n"))
+        }
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("archive-bench: \(error)\n".utf8))
+        exit(2)
+    }
 }
 
 do {

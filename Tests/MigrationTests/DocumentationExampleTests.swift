@@ -315,6 +315,65 @@ private enum WritingForOlderReleases {
             rules: [.hoist(["origin", "size", "style"], from: "super"), .remove("cornerRadius")]))
 }
 
+// MARK: - ModelVersioning.docc/MigratingArchivesInStores.md
+
+private enum MigratingArchivesInStores {
+    // "Archives nested in archives" (and the doc comments of ArchiveDocument.migrateNestedArchives
+    // and NestedArchive); the preferences file and the registry are the test's.
+    static func nested(preferencesURL: URL, registry: ModelRegistry) throws -> [NestedArchiveMigration] {
+        var defaults = try ArchiveDocument(data: Data(contentsOf: preferencesURL))
+        let pass = MigrationPass(catalog: registry.catalog)
+        let nested = try defaults.migrateNestedArchives { tree in try pass.upgrade(&tree) }
+        if nested.contains(where: \.changed) {
+            try defaults.data().write(to: preferencesURL, options: .atomic)
+        }
+        return nested  // added for the test
+    }
+
+    static func listing(terminalProfileURL: URL) throws -> [String] {
+        var paths: [String] = []  // added for the test
+        let profile = try ArchiveDocument(data: Data(contentsOf: terminalProfileURL))
+        for nested in try profile.nestedArchives() {
+            print(nested.path, nested.document.format)  // BackgroundColor keyed-archive
+            paths.append(nested.path.description)  // added for the test
+        }
+        return paths
+    }
+
+    // "Many archives in Swift" (and the doc comment of ArchiveBatch).
+    static func batch(urls: [URL], registry: ModelRegistry) async throws -> ArchiveBatch.Progress {
+        let batch = ArchiveBatch(pass: MigrationPass(catalog: registry.catalog))
+        let summary = try await batch.run(urls, data: { url in try Data(contentsOf: url) }) { url, outcome in
+            if let upgraded = try outcome.get().data {
+                try upgraded.write(to: url, options: .atomic)  // only archives that changed
+            }
+        } progress: { progress in
+            print(progress)  // 12,000 of 100,000 archives (11,950 changed, 0 failed), 48,000/s, about 2 s left
+        }
+        return summary  // added for the test
+    }
+
+    // "Migrating lazily".
+    final class DrawingFile {
+        private(set) var drawing: Drawing
+        private(set) var isUpgradedInMemoryOnly: Bool
+        let url: URL
+
+        init(contentsOf url: URL, registry: ModelRegistry) throws {
+            let (drawing, report) = try ArchiveDecoder(registry: registry)
+                .decodeWithReport(Drawing.self, from: Data(contentsOf: url))
+            self.drawing = drawing
+            self.isUpgradedInMemoryOnly = report.changedTree  // an old archive: save to keep the upgrade
+            self.url = url
+        }
+
+        func save() throws {
+            try ArchiveEncoder().encode(drawing).write(to: url, options: .atomic)
+            isUpgradedInMemoryOnly = false
+        }
+    }
+}
+
 // MARK: - ModelVersioning.docc/ArchivesOlderAppsCanOpen.md
 
 private enum ArchivesOlderAppsCanOpen {
@@ -863,6 +922,49 @@ struct DocumentationExampleTests {
         #expect(tree["root"]?["shapes"]?[0]?.objectValue?.version == 1)
         #expect(tree["root"]?["shapes"]?[0]?["r"] == 3)
         #expect(WritingForOlderReleases.rounded.downgradeFallback?.typeName == "Rectangle")
+    }
+
+    @Test("MigratingArchivesInStores.md: nested archives, a batch of files, and the lazy pattern")
+    func migratingArchivesInStores() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stores-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let rules = try MigrationCatalog(
+            rulesFile: try ArchiveFormat.json.read(
+                try Data(contentsOf: Repository.url("Fixtures/archives/rules.json")),
+                options: ArchiveReadingOptions(markup: .plain)),
+            fileName: "rules.json")
+        let registry = try ModelRegistry().adding(rules: rules)
+
+        let preferences = folder.appendingPathComponent("com.example.Sketch.plist")
+        try Data(contentsOf: Repository.url("Fixtures/stores/com.example.Sketch.plist")).write(to: preferences)
+        let nested = try MigratingArchivesInStores.nested(preferencesURL: preferences, registry: registry)
+        #expect(nested.filter(\.changed).map(\.locationDescription) == ["DefaultStyle", "LastDrawing"])
+        #expect(
+            try MigratingArchivesInStores.nested(preferencesURL: preferences, registry: registry).allSatisfy {
+                !$0.changed
+            })
+        let paths = try MigratingArchivesInStores.listing(
+            terminalProfileURL: Repository.url("Fixtures/stores/Ocean.terminal"))
+        #expect(paths.first == "BackgroundColor")
+
+        var urls: [URL] = []
+        for name in ["empty", "floor-plan", "kyoto-trip"] {
+            let url = folder.appendingPathComponent("\(name).json")
+            try Data(contentsOf: Repository.url("Fixtures/archives/Sketch/v1/\(name).json")).write(to: url)
+            urls.append(url)
+        }
+        let summary = try await MigratingArchivesInStores.batch(urls: urls, registry: registry)
+        #expect(summary.completed == 3 && summary.changed == 3 && summary.failed == 0)
+
+        let sketch = try SketchRegistry.registry()
+        let old = folder.appendingPathComponent("old.json")
+        try Data(contentsOf: Repository.url("Fixtures/archives/Sketch/v1/kyoto-trip.json")).write(to: old)
+        let file = try MigratingArchivesInStores.DrawingFile(contentsOf: old, registry: sketch)
+        #expect(file.isUpgradedInMemoryOnly)
+        try file.save()
+        #expect(!file.isUpgradedInMemoryOnly)
+        #expect(!(try MigratingArchivesInStores.DrawingFile(contentsOf: old, registry: sketch).isUpgradedInMemoryOnly))
     }
 
     // MARK: ArchiveCompatibility.docc

@@ -56,6 +56,44 @@ extension OptionSpec {
     /// `--format text|json`.
     static let format = OptionSpec("format", .value(name: "text|json"), help: "Output format (default: text).")
 
+    // MARK: Stores and streams
+
+    /// `--sqlite FILE`: the archives are in a column of this database.
+    static let sqlite = OptionSpec(
+        "sqlite", .value(name: "file"),
+        help: "Migrate the archives in a column of this SQLite database (with --table and --column).")
+    /// `--table NAME`, with `--sqlite`.
+    static let table = OptionSpec("table", .value(name: "name"), help: "With --sqlite: the table.")
+    /// `--column NAME`, with `--sqlite`.
+    static let column = OptionSpec(
+        "column", .value(name: "name"), help: "With --sqlite: the column holding the archives (TEXT or BLOB).")
+    /// `--key COLUMN`, with `--sqlite`.
+    static let key = OptionSpec(
+        "key", .value(name: "column"), repeatable: true,
+        help: "With --sqlite: the column (or columns) that identify a row, for a table without a rowid.")
+    /// `--batch-size N`, with `--sqlite`.
+    static let batchSize = OptionSpec(
+        "batch-size", .value(name: "rows"),
+        help: "With --sqlite: rows per transaction (default \(SQLiteColumn.Location.defaultBatchSize)).")
+    /// `--busy-timeout MS`, with `--sqlite`.
+    static let busyTimeout = OptionSpec(
+        "busy-timeout", .value(name: "ms"),
+        help:
+            "With --sqlite: how long to wait for another connection's lock (default \(SQLiteColumn.Location.defaultBusyTimeout) ms)."
+    )
+    /// `--skip-failed`, with `--sqlite`.
+    static let skipFailed = OptionSpec(
+        "skip-failed", help: "With --sqlite: skip rows that fail (listed in the report) and write the others.")
+    /// `--ndjson`.
+    static let ndjson = OptionSpec(
+        "ndjson",
+        help:
+            "Read one JSON archive per line (standard input, or the file given); write one per line to standard output."
+    )
+    /// `--nested` on `upgrade` and `downgrade`.
+    static let nested = OptionSpec(
+        "nested", help: "Also migrate archives nested in data values, each by its own chains and in its own format.")
+
     // MARK: check
 
     /// `--rules FILE` on `check`, which defaults to the fixtures' own.
@@ -121,4 +159,6 @@ extension OptionSpec {
     static let migration: [OptionSpec] = [.rules, .document]
     /// What `upgrade` and `downgrade` read and where they write.
     static let destination: [OptionSpec] = [.include, .outputFolder, .inPlace, .backup, .overwrite, .dryRun]
+    /// Where archives come from besides files: a SQLite column, NDJSON lines.
+    static let stores: [OptionSpec] = [.sqlite, .table, .column, .key, .batchSize, .busyTimeout, .ndjson]
 }

@@ -19,17 +19,24 @@ enum CheckCommand: ArchiveCommand {
             an upgraded object does not open today): the failure shows the smallest object found and the seed \
             that replays it. Set ARCHIVE_MIGRATE_RECORD=1 (or --record) to write missing snapshots, goldens and \
             fixtures.
+
+            With --sqlite FILE --table T --column C (or --ndjson), checks a store instead: every archive in it \
+            must read and upgrade with the rules.
             """,
         arguments: [
             ArgumentSpec("fixtures", optional: true, help: "The fixtures folder (default: Fixtures/archives).")
         ],
         options: [
             .checkRules, .schemas, .junit, .record, .writeProposals, .proposals, .seed, .lawObjects,
-            .upgradeSnapshots, .checkAllowNewer, .checkFormat,
+            .upgradeSnapshots, .checkAllowNewer, .checkFormat, .sqlite, .table, .column, .key, .busyTimeout, .ndjson,
         ])
 
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus {
         let format = try context.outputFormat(arguments, allowed: [.text, .json, .github])
+        let source = try ArchiveSource(arguments, context: context, filesOptional: true)
+        guard case .files = source else {
+            return try StoreCensus.check(source, rules: arguments.all(.checkRules), format: format, context: context)
+        }
         let fixtures = context.url(arguments.positional.first ?? "Fixtures/archives")
         guard FileManager.default.fileExists(atPath: fixtures.path) else {
             throw ArchiveError(.io, "no fixtures folder at \(fixtures.path)")

@@ -16,9 +16,12 @@ enum DowngradeCommand: ArchiveCommand {
             type instead (--to TYPE=VERSION, repeatable). A step with a rule that has no inverse fails with an \
             error naming the step and the rule; nothing is then written.
             """ + "\n\n" + BatchHelp.discussion(verb: "downgrade"),
-        arguments: [ArgumentSpec("file", repeating: true, help: "The archives to downgrade.")],
-        options: OptionSpec.migration + OptionSpec.destination + [
-            .downgradeTarget, .dropAbsent, .readableBy, .format,
+        arguments: [
+            ArgumentSpec(
+                "file", repeating: true, optional: true, help: "The archives to downgrade ('-': standard input).")
+        ],
+        options: OptionSpec.migration + OptionSpec.destination + OptionSpec.stores + [
+            .skipFailed, .nested, .downgradeTarget, .dropAbsent, .readableBy, .format,
         ])
 
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus {
@@ -32,16 +35,15 @@ enum DowngradeCommand: ArchiveCommand {
             arguments: arguments.all(.downgradeTarget), catalog: registry.catalog,
             droppingAbsentTypes: arguments.flag(.dropAbsent))
         try target.check(against: registry.catalog, document: arguments.value(.document))
-        let pass = MigrationPass(catalog: registry.catalog, options: MigrationOptions(recordsSteps: true))
         let processor = try BatchProcessor(
             context: context, arguments: arguments, catalog: registry.catalog, format: format)
+        let pass = MigrationPass(
+            catalog: registry.catalog, options: MigrationOptions(recordsSteps: processor.recordsSteps))
         let readableBy = try ReadableBy(arguments, catalog: registry.catalog)
-        let result = try processor.run(arguments.positional) { tree, document in
+        return try processor.run(arguments.positional, verb: "downgraded") { tree, document in
             let report = try pass.downgrade(&tree, to: target, document: document)
             try readableBy?.write(into: &tree)
             return report
         }
-        return try Reporting.print(
-            result, verb: "downgraded", format: format, dryRun: processor.dryRun, context: context)
     }
 }

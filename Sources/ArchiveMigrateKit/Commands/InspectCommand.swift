@@ -11,15 +11,25 @@ enum InspectCommand: ArchiveCommand {
             summarises the graph (objects referenced from elsewhere, reference cycles) and, given rules (or an \
             app's own models), which migration steps an upgrade would run. Shows whether the archive carries a way \
             down for an older release (to which release, its digest and steps; --readable-by writes one) and \
-            which objects keep what an older release could not hold.
+            which objects keep what an older release could not hold. Archives nested in data values (a keyed \
+            archive inside a property list) are listed with their paths and formats.
+
+            With --sqlite FILE --table T --column C, or --ndjson (standard input, or the file given), reads every \
+            archive of the store and shows the histogram of formats, document versions and type versions across \
+            them, what an upgrade would change, and which fail.
             """,
-        arguments: [ArgumentSpec("file", help: "The archive to inspect.")],
-        options: OptionSpec.migration + [.format])
+        arguments: [ArgumentSpec("file", optional: true, help: "The archive to inspect ('-': standard input).")],
+        options: OptionSpec.migration + OptionSpec.stores + [.format])
 
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus {
         let format = try context.outputFormat(arguments)
-        let path = arguments.positional[0]
-        let document = try context.readArchive(path)
+        let source = try ArchiveSource(arguments, context: context)
+        guard case .files = source else {
+            return try StoreCensus.inspect(source, arguments: arguments, format: format, context: context)
+        }
+        let document = try context.readArchive(arguments.positional[0])
+        // `-` is standard input, and the report says so.
+        let path = arguments.positional[0] == "-" ? InputFile.standardInputName : arguments.positional[0]
         let (tree, archiveFormat) = (document.tree, document.format)
         let envelope = try ArchiveEnvelope(tree: tree)
         var survey = GraphSurvey()
@@ -32,6 +42,7 @@ enum InspectCommand: ArchiveCommand {
             let pass = MigrationPass(catalog: registry.catalog)
             plan = Result { try pass.upgrade(&copy, document: arguments.value(.document)) }
         }
+        let nested = NestedListing(document, catalog: registry.catalog.isEmpty ? nil : registry.catalog)
         let wayDown = WayDownFacts(envelope: envelope, tree: tree)
         if format == .json {
             var result = json(
@@ -41,14 +52,14 @@ enum InspectCommand: ArchiveCommand {
                 entries["keptForTheWayBack"] = .array(wayDown.kept.map { .string($0.description) })
                 result = .dictionary(entries)
             }
-            try context.printJSON(result)
+            try context.printJSON(nested.adding(to: result))
         } else {
             var lines = text(
                 path: path, format: archiveFormat, envelope: envelope, survey: survey, cycles: cycles, plan: plan
             )
             .components(separatedBy: "\n")
             lines.insert(contentsOf: wayDown.lines, at: min(2, lines.count))
-            context.console.print(lines.joined(separator: "\n"))
+            context.console.print(lines.joined(separator: "\n") + nested.text)
         }
         if case .failure(let error) = plan {
             // An archive from a newer app gets its own status, as everywhere: this build is too old.

@@ -11,9 +11,12 @@ enum UpgradeCommand: ArchiveCommand {
             and the document through its chain, and writes it back in the same format. Files are processed in \
             parallel.
             """ + "\n\n" + BatchHelp.discussion(verb: "upgrade"),
-        arguments: [ArgumentSpec("file", repeating: true, help: "The archives to upgrade.")],
-        options: OptionSpec.migration + OptionSpec.destination + [
-            .upgradeTarget, .allowNewer, .readableBy, .format,
+        arguments: [
+            ArgumentSpec(
+                "file", repeating: true, optional: true, help: "The archives to upgrade ('-': standard input).")
+        ],
+        options: OptionSpec.migration + OptionSpec.destination + OptionSpec.stores + [
+            .skipFailed, .nested, .upgradeTarget, .allowNewer, .readableBy, .format,
         ])
 
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus {
@@ -25,17 +28,16 @@ enum UpgradeCommand: ArchiveCommand {
         guard !catalog.isEmpty else {
             throw UsageError("no migration chains: give a rules file with '--rules <file>'")
         }
+        let processor = try BatchProcessor(context: context, arguments: arguments, catalog: catalog, format: format)
         let pass = MigrationPass(
             catalog: catalog,
-            options: MigrationOptions(allowsNewerVersions: arguments.flag(.allowNewer), recordsSteps: true))
-        let processor = try BatchProcessor(context: context, arguments: arguments, catalog: catalog, format: format)
+            options: MigrationOptions(
+                allowsNewerVersions: arguments.flag(.allowNewer), recordsSteps: processor.recordsSteps))
         let readableBy = try ReadableBy(arguments, catalog: registry.catalog)
-        let result = try processor.run(arguments.positional) { tree, document in
+        return try processor.run(arguments.positional, verb: "upgraded") { tree, document in
             let report = try pass.upgrade(&tree, document: document)
             try readableBy?.write(into: &tree)
             return report
         }
-        return try Reporting.print(
-            result, verb: "upgraded", format: format, dryRun: processor.dryRun, context: context)
     }
 }

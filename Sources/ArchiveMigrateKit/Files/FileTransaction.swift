@@ -14,8 +14,8 @@ import ModelVersioning
 ///
 /// 1. Opening it creates the output folders a ``WritePlan`` needs and locks every directory it
 ///    writes into (``DirectoryLocks``): from then on no other run of the tool writes there.
-/// 2. ``commit(_:keeping:)`` writes every new file to a temporary beside its target, with the
-///    target's metadata (``FileMetadata``: mode, owner and group, extended attributes; a
+/// 2. ``stage(_:entry:)`` (or ``commit(_:keeping:)`` for all at once) writes every new file to a
+///    temporary beside its target as soon as its bytes are known, with the target's metadata (``FileMetadata``: mode, owner and group, extended attributes; a
 ///    backup gets the original's), and flushes it. A failure here (a full disk, a file size
 ///    limit) removes every temporary: every original stays as it was.
 /// 3. Then it renames the temporaries into place, backups first, so that a file is never
@@ -38,6 +38,8 @@ final class FileTransaction {
     let plan: WritePlan
     private let locks: DirectoryLocks
     private var createdDirectories: [String] = []
+    /// Files written to their temporaries and not yet moved into place, in the order staged.
+    private var staged: [(entry: Int, file: AtomicFile.Staged)] = []
     private var wroteAnything = false
 
     /// Creates the plan's missing folders and locks the directories it writes into; `notice`
@@ -66,18 +68,37 @@ final class FileTransaction {
     /// Writes `contents` (bytes by entry index; entries in `keeping` are left as they are) and
     /// removes stale temporaries; returns how many it removed.
     func commit(_ contents: [Int: Data], keeping: Set<Int> = []) throws(Failure) -> Int {
-        var staged: [(entry: Int, file: AtomicFile.Staged)] = []
         for (index, data) in contents.sorted(by: { $0.key < $1.key }) where !keeping.contains(index) {
-            let entry = plan.entries[index]
-            do {
-                let file = try AtomicFile.stage(
-                    data, for: entry.resolved, metadata: try metadata(for: entry), shownAs: entry.shownAs)
-                staged.append((index, file))
-            } catch {
-                for earlier in staged { AtomicFile.discard(earlier.file) }
-                throw Failure(entry: index, error: Self.archiveError(error, entry: entry), replaced: [])
-            }
+            try stage(data, entry: index)
         }
+        return try commitStaged()
+    }
+
+    /// Writes `data` for one entry to its flushed temporary file, to be moved into place by
+    /// ``commitStaged()``: a batch stages each file as soon as it has its bytes and keeps none of
+    /// them in memory. A failure removes every temporary staged so far.
+    func stage(_ data: Data, entry index: Int) throws(Failure) {
+        let entry = plan.entries[index]
+        do {
+            let file = try AtomicFile.stage(
+                data, for: entry.resolved, metadata: try metadata(for: entry), shownAs: entry.shownAs)
+            staged.append((index, file))
+        } catch {
+            discardStaged()
+            throw Failure(entry: index, error: Self.archiveError(error, entry: entry), replaced: [])
+        }
+    }
+
+    /// Removes every staged temporary: the originals stay as they are.
+    func discardStaged() {
+        for earlier in staged { AtomicFile.discard(earlier.file) }
+        staged = []
+    }
+
+    /// Moves every staged file into place (backups first), flushes the directories and removes
+    /// stale temporaries; returns how many it removed.
+    func commitStaged() throws(Failure) -> Int {
+        defer { staged = [] }
         let ordered =
             staged.filter { plan.entries[$0.entry].isBackup } + staged.filter { !plan.entries[$0.entry].isBackup }
         var replaced: [Int] = []
@@ -103,8 +124,10 @@ final class FileTransaction {
         return removed
     }
 
-    /// Releases the locks; removes the folders it created when nothing was written into them.
+    /// Removes what is still staged, releases the locks, and removes the folders it created when
+    /// nothing was written into them.
     func finish() {
+        discardStaged()
         locks.release()
         if !wroteAnything {
             for directory in createdDirectories.reversed() { rmdir(directory) }

@@ -59,6 +59,32 @@ struct InputFile: Sendable, Hashable {
         return data
     }
 
+    /// How messages name standard input, given as `-`.
+    static let standardInputName = "standard input"
+
+    /// Reads standard input to its end (`-` on the command line).
+    ///
+    /// - Throws: `ArchiveError` with code `io`, or `limitExceeded` past `limit` bytes (read no
+    ///   further).
+    static func readStandardInput(limit: Int) throws -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Foundation.read(0, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw ArchiveError(.io, "cannot read \(standardInputName): \(SystemError.last)")
+            }
+            if count == 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+            if data.count > limit {
+                throw ArchiveError.limitExceeded(
+                    .inputBytes, "\(standardInputName) has more than the limit of \(limit) bytes")
+            }
+        }
+        return data
+    }
+
     private static func refuseUnreadable(_ status: FileStatus, shownAs: String, limit: Int) throws {
         switch status.kind {
         case .regular: break

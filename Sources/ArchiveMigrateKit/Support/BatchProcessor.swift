@@ -1,22 +1,26 @@
 import Foundation
 import ModelVersioning
 
-/// Runs one transformation (an upgrade, a downgrade) over many archives in parallel and writes
-/// the results — in place, into a folder, or to standard output for a single file — all or
-/// nothing, through one ``FileTransaction``.
+/// Runs one transformation (an upgrade, a downgrade) over many archives — files, standard input,
+/// NDJSON lines (``NDJSONBatch``) or the rows of a SQLite column (``SQLiteBatch``) — through
+/// one ``ArchivePipeline``, a few archives at a time in parallel, so that memory depends on the
+/// largest archive and not on how many there are. Files are written in place, into a folder, or
+/// to standard output for a single file, all or nothing, through one ``FileTransaction``.
 ///
 /// 1. The inputs are expanded (folders walked with `--include`) and the files to write planned
 ///    (``WritePlan``): two inputs that would land on one output are refused before anything
 ///    is read.
 /// 2. Unless `--dry-run`, the output folder is created and every directory written into is
 ///    locked, so that an overlapping run waits instead of racing.
-/// 3. Every file is read and transformed. Files the transformation leaves as they are (already
-///    at the target versions) are not rewritten in place, and their backups not replaced:
-///    running the same command again after an interruption finishes the batch and keeps every
-///    `.bak` holding the original.
-/// 4. Nothing is written unless every file transformed and every output can be written
-///    (``WritePlan/check(_:)``); then the transaction writes them all, or — on a full disk,
-///    say — none.
+/// 3. Every file is read and transformed, a window of them at a time. Files the transformation
+///    leaves as they are (already at the target versions) are not rewritten in place, and their
+///    backups not replaced: running the same command again after an interruption finishes the
+///    batch and keeps every `.bak` holding the original. Each new file and backup is checked
+///    (``WritePlan/check(_:)``) and written to its flushed temporary file as soon as its bytes
+///    are known; the report's entry for the file is written then too.
+/// 4. When every file transformed and every output could be written, the transaction moves
+///    them all into place; otherwise it removes the temporaries and every original stays as it
+///    was.
 struct BatchProcessor: Sendable {
     /// Where results go.
     enum Destination: Sendable {
@@ -25,62 +29,36 @@ struct BatchProcessor: Sendable {
         case inPlace(backup: Bool)
     }
 
-    /// One file's outcome.
-    struct Outcome: Sendable {
-        var path: String
-        /// The new bytes, when the file is (or would be) written.
-        var output: Data?
-        /// Where they go, as shown to the user (`out/a.json`).
-        var writtenTo: String?
-        var report: MigrationReport?
-        /// Whether the transformation changed the file.
-        var changed = false
-        /// How the document chain was chosen, when the report should say.
-        var note: String?
-        var error: ArchiveError?
-        /// The bytes read, kept for a backup.
-        var original: Data?
-
-        init(path: String) {
-            self.path = path
-        }
-    }
-
-    /// What a run did.
-    struct Result: Sendable {
-        var outcomes: [Outcome]
-        /// Lines for the end of the report (`nothing was written: …`).
-        var notes: [String] = []
-        /// Whether any file was written.
-        var wrote = false
-    }
-
     let context: ToolContext
     let destination: Destination
+    let source: ArchiveSource
     let dryRun: Bool
     let overwrite: Bool
     let include: [String]
+    let format: OutputFormat
     /// `--document`.
     let documentName: String?
     /// The names of the catalog's document chains.
     let documentChains: [String]
+    /// `--nested`.
+    let migratesNested: Bool
     /// How the plain documents of each chain that declares them spell dates and data.
     let plainConventions: [String: DocumentConventions]
-    /// Whether notices are collected for a JSON report instead of printed as they happen.
-    let collectsNotices: Bool
 
     /// Reads the options shared by `upgrade` and `downgrade`.
     init(context: ToolContext, arguments: ParsedArguments, catalog: MigrationCatalog, format: OutputFormat) throws {
         self.context = context
+        self.format = format
         dryRun = arguments.flag(.dryRun)
         overwrite = arguments.flag(.overwrite)
         include = arguments.all(.include)
         documentName = arguments.value(.document)
         documentChains = catalog.documents.map(\.name)
+        migratesNested = arguments.flag(.nested)
+        source = try ArchiveSource(arguments, context: context)
         plainConventions = Dictionary(
             catalog.documents.compactMap { chain in chain.style.conventions.map { (chain.name, $0) } },
             uniquingKeysWith: { first, _ in first })
-        collectsNotices = format == .json
         if let documentName, !documentChains.contains(documentName) {
             throw UsageError(
                 "'--document \(documentName)': no document chain has that name"
@@ -105,75 +83,181 @@ struct BatchProcessor: Sendable {
         }
     }
 
-    /// Expands `arguments` into files, transforms every file (in parallel) with the document
-    /// chain ``DocumentChoice`` picks for it, then writes the results (see the type's
-    /// discussion).
+    /// Whether the migration pass should record every object's steps: the report lists them
+    /// for files and in JSON; for rows and lines, which come by the hundred thousand, the text
+    /// report does not.
+    var recordsSteps: Bool {
+        if case .files = source { return true }
+        return format == .json
+    }
+
+    /// Transforms every archive the arguments and options name with `transform`, writes the
+    /// results, reports each archive as it goes, and returns the exit status.
     ///
-    /// - Throws: `UsageError` or `ArchiveError` for inputs or outputs refused before any file is
-    ///   read (a folder without `--include`, two inputs with one output).
-    func run(
-        _ arguments: [String],
-        transform: @escaping @Sendable (_ tree: inout ArchiveValue, _ document: String?) throws -> MigrationReport
-    ) throws -> Result {
+    /// - Throws: `UsageError` or `ArchiveError` for inputs or outputs refused before any archive
+    ///   is read (a folder without `--include`, two inputs with one output, a table the
+    ///   database does not have).
+    func run(_ arguments: [String], verb: String, transform: @escaping ArchivePipeline.Transform) throws
+        -> ExitStatus
+    {
+        let pipeline = ArchivePipeline(
+            transform: transform, documentName: documentName, documentChains: documentChains,
+            plainConventions: plainConventions, migratesNested: migratesNested)
+        switch source {
+        case .files:
+            if arguments == ["-"] {
+                return try runStandardInput(verb: verb, pipeline: pipeline)
+            }
+            return try runFiles(arguments, verb: verb, pipeline: pipeline)
+        case .ndjson(let input):
+            let report = BatchReport(verb: verb, format: format, dryRun: dryRun, items: .lines, context: context)
+            return try NDJSONBatch(input: input, context: context, dryRun: dryRun).run(pipeline, report: report)
+        case .sqlite(let location):
+            let report = BatchReport(verb: verb, format: format, dryRun: dryRun, items: .rows, context: context)
+            return try SQLiteBatch(location: location, context: context, dryRun: dryRun).run(pipeline, report: report)
+        }
+    }
+
+    // MARK: Files
+
+    /// One file's outcome, with the bytes to write.
+    struct Outcome: Sendable {
+        var entry: BatchReport.Entry
+        /// The new bytes, when the file is (or would be) written.
+        var output: Data?
+        /// The bytes read, kept for a backup.
+        var original: Data?
+    }
+
+    private func runFiles(_ arguments: [String], verb: String, pipeline: ArchivePipeline) throws -> ExitStatus {
+        if arguments.contains("-") {
+            throw UsageError("'-' (standard input) must be the only input")
+        }
         let inputs = try InputFile.expand(arguments, include: include, context: context)
         if case .standardOutput = destination, inputs.count != 1, !dryRun {
             throw UsageError("several files need '--output <dir>' or '--in-place'")
         }
+        let report = BatchReport(verb: verb, format: format, dryRun: dryRun, items: .files, context: context)
         var notes: [String] = []
         let plan = try makePlan(inputs)
         var transaction: FileTransaction?
         if let plan, !dryRun {
             transaction = try FileTransaction(plan: plan, tool: context.tool) { notice in
-                if collectsNotices { notes.append(notice) } else { context.console.error(notice) }
+                if format == .json { notes.append(notice) } else { context.console.error(notice) }
             }
         }
         defer { transaction?.finish() }
 
-        var outcomes = transformAll(inputs, transform: transform)
-        let failed = outcomes.filter { $0.error != nil }.count
-        var contents: [Int: Data] = [:]
-        var owner: [Int: Int] = [:]  // plan entry → input
-        if let plan, failed == 0 {
-            for (index, outcome) in outcomes.enumerated() {
-                for (entry, data) in writes(of: outcome, input: index, plan: plan) {
-                    contents[entry] = data
-                    owner[entry] = index
-                }
-            }
-            let check = plan.check(contents)
-            for (entry, problem) in check.problems {
-                if let input = owner[entry] { outcomes[input].error = problem }
-            }
-            if check.problems.isEmpty, let transaction {
-                do {
-                    let removed = try transaction.commit(contents, keeping: check.alreadyInPlace)
-                    if removed > 0 { notes.append("removed \(removed) temporary files left by an interrupted run") }
-                    return Result(outcomes: outcomes, notes: notes, wrote: !contents.isEmpty)
-                } catch {
-                    if let input = owner[error.entry] { outcomes[input].error = error.error }
-                    if !error.replaced.isEmpty {
-                        let replaced = error.replaced.map { plan.entries[$0].shownAs }
-                        notes.append(
-                            "moving the new files into place failed after \(replaced.count): replaced "
-                                + replaced.joined(separator: ", ") + "; run the command again to finish the batch")
-                        return Result(outcomes: outcomes, notes: notes, wrote: true)
+        let progress = ProgressLine(total: inputs.count, console: context.console)
+        var failed = 0
+        var written = 0
+        var standardOutput: Data?
+        var start = 0
+        while start < inputs.count {
+            let window = Array(inputs[start..<min(inputs.count, start + Parallel.windowWidth)])
+            let outcomes = Parallel.map(window) { input in process(input, pipeline: pipeline) }
+            for (offset, var outcome) in outcomes.enumerated() {
+                if outcome.entry.error == nil, failed == 0, let plan {
+                    do {
+                        written += try write(outcome, input: start + offset, plan: plan, transaction: transaction)
+                    } catch {
+                        outcome.entry.error = error
                     }
                 }
+                if outcome.entry.error != nil {
+                    failed += 1
+                    // Nothing will be moved into place: drop what is staged now.
+                    transaction?.discardStaged()
+                } else if case .standardOutput = destination {
+                    standardOutput = outcome.output
+                }
+                progress.advance(changed: outcome.entry.changed, failed: outcome.entry.error != nil)
+                report.add(outcome.entry)
+            }
+            start += window.count
+        }
+        progress.finish()
+
+        var wrote = false
+        if let transaction, let plan, failed == 0 {
+            do {
+                let removed = try transaction.commitStaged()
+                wrote = written > 0
+                if removed > 0 { notes.append("removed \(removed) temporary files left by an interrupted run") }
+            } catch {
+                report.fail(error.error)
+                if !error.replaced.isEmpty {
+                    let replaced = error.replaced.map { plan.entries[$0].shownAs }
+                    notes.append(
+                        "moving the new files into place failed after \(replaced.count): replaced "
+                            + replaced.joined(separator: ", ") + "; run the command again to finish the batch")
+                    wrote = true
+                } else {
+                    failed += 1
+                }
             }
         }
-        let refused = outcomes.filter { $0.error != nil }.count
         if dryRun {
-            let changing = outcomes.filter(\.changed).count
             notes.append(
-                "dry run: \(changing) of \(outcomes.count) archives would change"
-                    + (refused > 0 ? ", \(refused) failed" : "") + "; nothing was written")
-        } else if refused > 0, plan != nil {
+                "dry run: \(report.changed) of \(report.count) archives would change"
+                    + (failed > 0 ? ", \(failed) failed" : "") + "; nothing was written")
+        } else if failed > 0, plan != nil, !wrote {
             notes.append(
-                "nothing was written: \(refused) of \(outcomes.count) archives failed, so every original is unchanged")
-        } else if refused == 0, case .standardOutput = destination, let data = outcomes.first?.output {
-            context.console.write(data)
+                "nothing was written: \(failed) of \(report.count) archives failed, so every original is unchanged")
+        } else if failed == 0, let standardOutput {
+            context.console.write(standardOutput)
         }
-        return Result(outcomes: outcomes, notes: notes)
+        return report.finish(notes: notes, wrote: wrote)
+    }
+
+    /// Checks and stages the files an outcome writes; returns how many.
+    private func write(_ outcome: Outcome, input: Int, plan: WritePlan, transaction: FileTransaction?)
+        throws(ArchiveError) -> Int
+    {
+        let writes = self.writes(of: outcome, input: input)
+        guard !writes.isEmpty else { return 0 }
+        let check = plan.check(Dictionary(uniqueKeysWithValues: writes))
+        if let problem = check.problems.sorted(by: { $0.key < $1.key }).first?.value {
+            throw problem
+        }
+        guard let transaction else { return 0 }
+        var count = 0
+        for (entry, data) in writes where !check.alreadyInPlace.contains(entry) {
+            do {
+                try transaction.stage(data, entry: entry)
+                count += 1
+            } catch {
+                throw error.error
+            }
+        }
+        return count
+    }
+
+    /// `-`: one archive from standard input to standard output.
+    private func runStandardInput(verb: String, pipeline: ArchivePipeline) throws -> ExitStatus {
+        guard case .standardOutput = destination else {
+            throw UsageError(
+                "'-' reads standard input and writes standard output: it goes without '--output' or '--in-place'")
+        }
+        let report = BatchReport(verb: verb, format: format, dryRun: dryRun, items: .files, context: context)
+        var entry = BatchReport.Entry(name: InputFile.standardInputName)
+        var output: Data?
+        do {
+            let bytes = try InputFile.readStandardInput(limit: pipeline.readingOptions.limits.maxInputBytes)
+            let result = try pipeline.run(bytes, shownAs: InputFile.standardInputName, writingUnchanged: true)
+            entry.result = result
+            output = result.output
+        } catch let error as ArchiveError {
+            entry.error = error
+        }
+        report.add(entry)
+        var notes: [String] = []
+        if dryRun {
+            notes.append("dry run: the archive would \(entry.changed ? "" : "not ")change; nothing was written")
+        } else if let output {
+            context.console.write(output)
+        }
+        return report.finish(notes: notes, wrote: false)
     }
 
     // MARK: Planning
@@ -209,7 +293,7 @@ struct BatchProcessor: Sendable {
     }
 
     /// The plan entries an outcome writes, with their bytes.
-    private func writes(of outcome: Outcome, input: Int, plan: WritePlan) -> [(Int, Data)] {
+    private func writes(of outcome: Outcome, input: Int) -> [(Int, Data)] {
         guard let output = outcome.output else { return [] }
         switch destination {
         case .standardOutput:
@@ -234,114 +318,32 @@ struct BatchProcessor: Sendable {
 
     // MARK: Transforming
 
-    private func transformAll(
-        _ inputs: [InputFile], transform: @escaping @Sendable (inout ArchiveValue, String?) throws -> MigrationReport
-    ) -> [Outcome] {
-        let collected = Collected<Outcome>(count: inputs.count)
-        let progress = ProgressCounter(total: inputs.count, console: context.console)
-        DispatchQueue.concurrentPerform(iterations: inputs.count) { index in
-            collected.set(process(inputs[index], transform: transform), at: index)
-            progress.advance()
-        }
-        progress.finish()
-        return collected.values
-    }
-
-    private func process(
-        _ input: InputFile, transform: (inout ArchiveValue, String?) throws -> MigrationReport
-    ) -> Outcome {
-        var outcome = Outcome(path: input.path)
-        // Errors from reading and choosing the chain name the file already.
-        var read: ToolContext.InputDocument
-        let choice: DocumentChoice
+    private func process(_ input: InputFile, pipeline: ArchivePipeline) -> Outcome {
+        var outcome = Outcome(entry: BatchReport.Entry(name: input.path))
         do {
-            read = try context.readInput(input.path)
-            choice = try DocumentChoice(
-                for: read.document.tree, file: input.path, named: documentName, chains: documentChains)
-        } catch {
-            outcome.error = Self.archiveError(error, file: input.path)
-            return outcome
-        }
-        outcome.note = choice.note
-        do {
-            let wayDown = read.document.tree[ArchiveEnvelope.wayDownKey]
-            let report = try transform(&read.document.tree, choice.name)
-            outcome.report = report
-            outcome.changed =
-                report.document != nil || report.migratedObjectCount > 0 || report.carriedSteps != nil
-                || report.restoredCount > 0 || read.document.tree[ArchiveEnvelope.wayDownKey] != wayDown
-            if case .inPlace(let backup) = destination {
-                // Nothing changed: leave the file (and its backup) alone.
-                guard outcome.changed else { return outcome }
-                if backup { outcome.original = read.bytes }
-            }
-            // A plain document keeps its own spellings of the dates and data a migration made.
-            if let name = choice.name, let conventions = plainConventions[name] {
-                read.document.conventions = conventions
-            }
-            outcome.output = try read.document.data()
+            let bytes = try InputFile.read(
+                input.url, shownAs: input.path, limit: pipeline.readingOptions.limits.maxInputBytes)
+            // In place, a file that does not change is left alone (and its backup too).
+            var writesUnchanged = true
+            if case .inPlace = destination { writesUnchanged = false }
+            let result = try pipeline.run(bytes, shownAs: input.path, writingUnchanged: writesUnchanged)
+            outcome.entry.result = result
+            outcome.output = result.output
+            guard result.output != nil else { return outcome }
             switch destination {
-            case .inPlace: outcome.writtenTo = input.path
-            case .folder(let folder): outcome.writtenTo = Self.shown(folder, input.relativePath, context: context)
-            case .standardOutput: break
+            case .inPlace(let backup):
+                outcome.entry.writtenTo = input.path
+                if backup { outcome.original = bytes }
+            case .folder(let folder):
+                outcome.entry.writtenTo = Self.shown(folder, input.relativePath, context: context)
+            case .standardOutput:
+                break
             }
         } catch let error as ArchiveError {
-            outcome.error = error.adding(file: input.path)
+            outcome.entry.error = error
         } catch {
-            outcome.error = ArchiveError(.migrationFailed, "\(input.path) failed", underlyingError: error)
+            outcome.entry.error = ArchiveError(.io, "cannot read \(input.path)", underlyingError: error)
         }
         return outcome
-    }
-
-    private static func archiveError(_ error: any Error, file: String) -> ArchiveError {
-        (error as? ArchiveError) ?? ArchiveError(.io, "cannot read \(file)", underlyingError: error)
-    }
-}
-
-/// Results gathered from `concurrentPerform`, in index order. `@unchecked Sendable`: `lock`
-/// guards `slots`.
-final class Collected<Element>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var slots: [Element?]
-
-    init(count: Int) {
-        slots = Array(repeating: nil, count: count)
-    }
-
-    func set(_ value: Element, at index: Int) {
-        lock.withLock { slots[index] = value }
-    }
-
-    var values: [Element] {
-        lock.withLock { slots.compactMap { $0 } }
-    }
-}
-
-/// "upgraded 120/1000" on a terminal for long batches. `@unchecked Sendable`: `lock` guards
-/// `done`.
-final class ProgressCounter: @unchecked Sendable {
-    private let total: Int
-    private let console: Console
-    private let lock = NSLock()
-    private var done = 0
-
-    init(total: Int, console: Console) {
-        self.total = total
-        self.console = console
-    }
-
-    func advance() {
-        guard total >= 20 else { return }
-        let count = lock.withLock {
-            done += 1
-            return done
-        }
-        if count % max(1, total / 100) == 0 || count == total {
-            console.progress("\(count)/\(total) archives")
-        }
-    }
-
-    func finish() {
-        if total >= 20 { console.endProgress() }
     }
 }

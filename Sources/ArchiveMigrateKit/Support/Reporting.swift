@@ -1,73 +1,206 @@
 import Foundation
 import ModelVersioning
 
-/// The per-file report of `upgrade` and `downgrade`, always on standard error (standard output
-/// carries only archive data), and the exit status it ends with.
-enum Reporting {
-    /// Prints the report and returns the exit status: 2 when any file failed for another reason
-    /// than a newer version, else 3 when any was written by a newer version, else — for a dry
-    /// run — 1 when any file would change, else 0.
-    static func print(
-        _ result: BatchProcessor.Result, verb: String, format: OutputFormat, dryRun: Bool, context: ToolContext
-    ) throws -> ExitStatus {
-        let outcomes = result.outcomes
-        var status = ExitStatus.success
-        for outcome in outcomes {
-            if let error = outcome.error {
-                status = status.combined(with: ExitStatus(error: error))
-            } else if dryRun, outcome.changed {
-                status = status.combined(with: .findings)
+/// The report of `upgrade` and `downgrade`, always on standard error (standard output carries
+/// only archive data), written as the batch goes — one entry per archive, never all of them
+/// held until the end — and the exit status it ends with.
+///
+/// Files are listed one by one; rows and lines, which come by the hundred thousand, only when
+/// they fail or are skipped (`--format json` lists every one). The status: 2 when any archive
+/// failed for another reason than a newer version, else 3 when any was written by a newer
+/// version, else — for a dry run — 1 when any would change, else 0.
+final class BatchReport {
+    /// What the batch's archives are, for the report's words and keys.
+    enum Items: String {
+        case files, rows, lines
+
+        /// The JSON key of one entry's name.
+        var key: String {
+            switch self {
+            case .files: return "file"
+            case .rows: return "row"
+            case .lines: return "line"
             }
+        }
+    }
+
+    /// One archive's outcome, as a source hands it to the report (without its bytes).
+    struct Entry: Sendable {
+        /// The archive as messages name it (`a.json`, `rowid 42`, `line 17`).
+        var name: String
+        var result: ArchivePipeline.Result?
+        var error: ArchiveError?
+        /// Where the new bytes go, as shown to the user (`out/a.json`), when they are written.
+        var writtenTo: String?
+        /// Whether the source skipped it (`--skip-failed`).
+        var skipped = false
+        /// Its name in the JSON report, when not ``name`` (a line's number).
+        var jsonName: ArchiveValue?
+
+        init(name: String) {
+            self.name = name
+        }
+
+        var changed: Bool { result?.changed ?? false }
+    }
+
+    let verb: String
+    let format: OutputFormat
+    let dryRun: Bool
+    let items: Items
+    private let context: ToolContext
+    private(set) var status = ExitStatus.success
+    private(set) var count = 0
+    private(set) var changed = 0
+    private(set) var failed = 0
+    private(set) var skipped = 0
+    private var openedJSON = false
+
+    init(verb: String, format: OutputFormat, dryRun: Bool, items: Items, context: ToolContext) {
+        self.verb = verb
+        self.format = format
+        self.dryRun = dryRun
+        self.items = items
+        self.context = context
+    }
+
+    /// Reports one archive.
+    func add(_ entry: Entry) {
+        count += 1
+        if let error = entry.error {
+            if entry.skipped {
+                // Skipped on request, and still a finding: not everything was migrated.
+                skipped += 1
+                status = status.combined(with: .findings)
+            } else {
+                failed += 1
+                status = status.combined(with: ExitStatus(error: error))
+            }
+        } else if entry.changed {
+            changed += 1
+            if dryRun { status = status.combined(with: .findings) }
         }
         if format == .json {
-            let tree: ArchiveValue = [
-                "dryRun": .bool(dryRun),
-                "files": .array(outcomes.map { json($0) }),
-                "failed": .int(Int64(outcomes.filter { $0.error != nil }.count)),
-                "changed": .int(Int64(outcomes.filter(\.changed).count)),
-                "written": .bool(result.wrote),
-                "notes": .array(result.notes.map { .string($0) }),
-                "exitStatus": .int(Int64(status.rawValue)),
-            ]
-            let data = try ArchiveFormat.json.write(
-                tree, options: ArchiveWritingOptions(prettyPrinted: true, markup: .plain))
-            context.console.error(String(decoding: data, as: UTF8.self))
-            return status
+            openJSON()
+            let text = (try? Self.jsonText(json(entry))) ?? "{}"
+            context.console.error((count > 1 ? "," : "") + text)
+            return
         }
-        for outcome in outcomes {
-            if let note = outcome.note { context.console.error("note: \(note)") }
-            if let error = outcome.error {
-                context.console.error("error: \(error)")
-            } else if let report = outcome.report {
-                let summary = report.summary(listing: 10)
-                if dryRun {
-                    context.console.error("\(outcome.path) would \(outcome.changed ? "" : "not ")change: \(summary)")
-                } else if outcome.writtenTo != nil, !result.wrote {
-                    context.console.error("\(verb) \(outcome.path) (not written): \(summary)")
-                } else {
-                    context.console.error("\(verb) \(outcome.path): \(summary)")
-                }
+        if let note = entry.result?.note {
+            // Rows and lines come by the thousand: their first note stands for the others.
+            if items == .files || firstNote == nil { context.console.error("note: \(note)") }
+            firstNote = firstNote ?? note
+            noteCount += 1
+        }
+        if let error = entry.error {
+            context.console.error((entry.skipped ? "skipped: " : "error: ") + "\(error)")
+        } else if items == .files, let result = entry.result {
+            let summary = Self.summary(of: result)
+            if dryRun {
+                context.console.error("\(entry.name) would \(result.changed ? "" : "not ")change: \(summary)")
+            } else {
+                context.console.error("\(verb) \(entry.name): \(summary)")
             }
         }
-        for note in result.notes {
+    }
+
+    /// Reports an error found after an archive's entry was written (moving a file into place).
+    func fail(_ error: ArchiveError) {
+        failed += 1
+        status = status.combined(with: ExitStatus(error: error))
+        if format != .json { context.console.error("error: \(error)") }
+        lateErrors.append(error)
+    }
+
+    private var lateErrors: [ArchiveError] = []
+    private var firstNote: String?
+    private var noteCount = 0
+
+    /// Ends the report with `notes` (`nothing was written: …`) and returns the exit status.
+    func finish(notes: [String], wrote: Bool) -> ExitStatus {
+        if format == .json {
+            openJSON()
+            var tail: ArchiveDictionary = [
+                "failed": .int(Int64(failed)), "changed": .int(Int64(changed)), "written": .bool(wrote),
+                "notes": .array((notes + lateErrors.map(\.description)).map { .string($0) }),
+                "exitStatus": .int(Int64(status.rawValue)),
+            ]
+            if items != .files {
+                tail["count"] = .int(Int64(count))
+                tail["skipped"] = .int(Int64(skipped))
+            }
+            // The entries went out one by one; the rest of the object follows them.
+            let text = (try? Self.jsonText(.dictionary(tail))) ?? "{}"
+            context.console.error("]," + text.dropFirst())
+            return status
+        }
+        if items != .files, noteCount > 1 {
+            context.console.error(
+                "note: \(noteCount - 1) more \(items.rawValue) like the first were migrated the same way")
+        }
+        for note in notes {
             context.console.error(note)
         }
         return status
     }
 
-    /// One file's entry: what ran (every step of the document and of each object) or the error.
-    private static func json(_ outcome: BatchProcessor.Outcome) -> ArchiveValue {
-        var entry: ArchiveDictionary = [
-            "file": .string(outcome.path), "ok": .bool(outcome.error == nil), "changed": .bool(outcome.changed),
-        ]
-        if let writtenTo = outcome.writtenTo, outcome.error == nil { entry["output"] = .string(writtenTo) }
-        if let note = outcome.note { entry["note"] = .string(note) }
-        if let error = outcome.error {
-            entry["error"] = .string(error.description)
-            entry["code"] = .string(error.code.rawValue)
-            if !error.path.isRoot { entry["path"] = .string(error.path.description) }
+    private func openJSON() {
+        guard !openedJSON else { return }
+        openedJSON = true
+        context.console.error(#"{"dryRun": \#(dryRun), "\#(items.rawValue)": ["#)
+    }
+
+    /// The report's summary of one archive: its own migration, then each nested archive that
+    /// changed.
+    static func summary(of result: ArchivePipeline.Result) -> String {
+        var lines: [String] = []
+        if let report = result.report {
+            lines.append(report.summary(listing: 10))
+        } else {
+            lines.append("a plain document, not migrated itself (--document names its chain); its nested archives:")
         }
-        guard let report = outcome.report else { return .dictionary(entry) }
+        for nested in result.nested where nested.changed {
+            lines.append(
+                "nested \(nested.format) at \(nested.locationDescription): " + nested.report.summary(listing: 10))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One archive's entry: what ran (every step of the document and of each object, and of
+    /// each nested archive) or the error.
+    func json(_ entry: Entry) -> ArchiveValue {
+        var object: ArchiveDictionary = [
+            items.key: entry.jsonName ?? .string(entry.name), "ok": .bool(entry.error == nil),
+            "changed": .bool(entry.changed),
+        ]
+        if let writtenTo = entry.writtenTo, entry.error == nil { object["output"] = .string(writtenTo) }
+        if let note = entry.result?.note { object["note"] = .string(note) }
+        if entry.skipped { object["skipped"] = true }
+        if let error = entry.error {
+            object["error"] = .string(error.description)
+            object["code"] = .string(error.code.rawValue)
+            if !error.path.isRoot { object["path"] = .string(error.path.description) }
+        }
+        guard let result = entry.result else { return .dictionary(object) }
+        object["format"] = .string(result.format.rawValue)
+        if let report = result.report {
+            Self.add(report, to: &object)
+        }
+        if !result.nested.isEmpty {
+            object["nested"] = .array(
+                result.nested.map { nested in
+                    var item: ArchiveDictionary = [
+                        "path": .string(nested.locationDescription), "format": .string(nested.format.rawValue),
+                        "changed": .bool(nested.changed),
+                    ]
+                    Self.add(nested.report, to: &item)
+                    return .dictionary(item)
+                })
+        }
+        return .dictionary(object)
+    }
+
+    private static func add(_ report: MigrationReport, to entry: inout ArchiveDictionary) {
         if let document = report.document {
             entry["document"] = [
                 "name": .string(document.name), "from": .int(Int64(document.fromVersion)),
@@ -106,6 +239,11 @@ enum Reporting {
                 ArchiveDictionary(
                     report.unknownTypeNames.sorted { $0.key < $1.key }.map { ($0.key, .int(Int64($0.value))) }))
         }
-        return .dictionary(entry)
+    }
+
+    private static func jsonText(_ value: ArchiveValue) throws -> String {
+        let data = try ArchiveFormat.json.write(
+            value, options: ArchiveWritingOptions(prettyPrinted: true, markup: .plain))
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -43,7 +43,7 @@ struct ToolContext: Sendable {
         var bytes: Data
     }
 
-    /// Reads an archive or plain document in any supported format.
+    /// Reads an archive or plain document in any supported format; `-` reads standard input.
     ///
     /// - Throws: `ArchiveError`: code `io` for a path that is not a readable file (a
     ///   directory, a FIFO, a device; the message says which), `limitExceeded` for a file larger
@@ -56,7 +56,12 @@ struct ToolContext: Sendable {
     /// Reads an archive or plain document, keeping its bytes (for a backup); see
     /// ``readArchive(_:)``.
     func readInput(_ path: String) throws -> InputDocument {
-        let bytes = try InputFile.read(url(path), shownAs: path, limit: ArchiveLimits.default.maxInputBytes)
+        let limit = ArchiveLimits.default.maxInputBytes
+        // `-` is standard input.
+        let bytes =
+            path == "-"
+            ? try InputFile.readStandardInput(limit: limit) : try InputFile.read(url(path), shownAs: path, limit: limit)
+        let path = path == "-" ? InputFile.standardInputName : path
         do {
             return InputDocument(document: try ArchiveDocument(data: bytes), bytes: bytes)
         } catch let error as ArchiveError {

@@ -182,6 +182,20 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
         counts.reduce(0) { $0 + $1.count }
     }
 
+    /// Whether the pass edited the tree: the document's version changed, objects were migrated,
+    /// a downgrade wrote objects a release did not have as another type or left them out, a
+    /// carried way down ran, or objects got back what a way down kept. Objects left alone (newer
+    /// ones, unknown types) do not count: when this is `false`, the archive's bytes need not be
+    /// written again.
+    ///
+    /// ```swift
+    /// let (drawing, report) = try decoder.decodeWithReport(Drawing.self, from: data)
+    /// needsSaving = report.changedTree      // an old archive, upgraded in memory only
+    /// ```
+    public var changedTree: Bool {
+        document != nil || !counts.isEmpty || !absentObjects.isEmpty || carriedSteps != nil || restoredCount > 0
+    }
+
     /// Whether the pass changed nothing and left nothing newer alone (type names it did not know
     /// do not count).
     public var isEmpty: Bool {

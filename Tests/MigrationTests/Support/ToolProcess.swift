@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Runs a built executable of this package as a separate process.
 struct ToolProcess {
     struct Run {
@@ -31,9 +37,86 @@ struct ToolProcess {
     @discardableResult
     static func run(
         _ arguments: [String], tool: String = "archive-migrate", in directory: URL? = nil,
-        environment: [String: String] = [:], fileSizeLimit: Int? = nil
+        environment: [String: String] = [:], fileSizeLimit: Int? = nil, standardInput: Data? = nil
     ) throws -> Run {
-        try start(arguments, tool: tool, in: directory, environment: environment, fileSizeLimit: fileSizeLimit).wait()
+        try start(
+            arguments, tool: tool, in: directory, environment: environment, fileSizeLimit: fileSizeLimit,
+            standardInput: standardInput
+        ).wait()
+    }
+
+    /// What ``measure(_:in:standardInput:)`` saw.
+    struct Measured {
+        var status: Int32
+        /// The high-water mark of the tool's resident set, in bytes.
+        var peakBytes: Int
+        var standardError: String
+    }
+
+    /// Whether ``measure(_:in:standardInput:)`` can measure a process's own peak: on Linux it
+    /// needs `/usr/bin/time` (see there).
+    static var canMeasurePeakMemory: Bool {
+        #if os(Linux)
+            return FileManager.default.isExecutableFile(atPath: "/usr/bin/time")
+        #else
+            return true
+        #endif
+    }
+
+    /// Runs the tool with its standard input read from the file `standardInput` (if any) and its
+    /// standard output discarded, and measures its peak resident set.
+    ///
+    /// On Linux the peak comes from `/usr/bin/time`, which forks the tool from its own small
+    /// process: `posix_spawn` starts a child in its parent's address space, and Linux carries that
+    /// space's high-water mark across `exec` into the child's `ru_maxrss`, so `wait4` on a child
+    /// of the test process reports the test process's own peak. Elsewhere `wait4`'s `ru_maxrss`
+    /// is the child's.
+    static func measure(_ arguments: [String], in directory: URL, standardInput: URL? = nil) throws -> Measured {
+        let executable = productsDirectory.appendingPathComponent("archive-migrate").path
+        let errors = directory.appendingPathComponent(".measure-\(UUID().uuidString).err")
+        let peakFile = directory.appendingPathComponent(".measure-\(UUID().uuidString).peak")
+        defer {
+            try? FileManager.default.removeItem(at: errors)
+            try? FileManager.default.removeItem(at: peakFile)
+        }
+        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        #if os(Linux)
+            let timer = "/usr/bin/time -f %M -o \(quoted(peakFile.path)) "
+        #else
+            let timer = ""
+        #endif
+        let script =
+            "cd \(quoted(directory.path)) && exec \(timer)\(quoted(executable)) "
+            + arguments.map(quoted).joined(separator: " ")
+            + " < \(quoted(standardInput?.path ?? "/dev/null")) > /dev/null 2> \(quoted(errors.path))"
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(script), nil]
+        defer { argv.forEach { free($0) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables["ARCHIVE_MIGRATE_RECORD"] = nil
+        let environment = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { environment.forEach { free($0) } }
+        let spawned = posix_spawn(&pid, "/bin/sh", nil, nil, argv, environment)
+        guard spawned == 0 else { throw CocoaError(.fileReadUnknown) }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
+        #if os(Linux)
+            // The last line is %M, the tool's peak in KiB (a line before it names a signal).
+            let reported = (try? String(contentsOf: peakFile, encoding: .utf8)) ?? ""
+            guard let kibibytes = reported.split(separator: "\n").last.flatMap({ Int($0) }) else {
+                throw CocoaError(.fileReadCorruptFile)
+            }
+            let peak = kibibytes * 1024
+        #elseif canImport(Darwin)
+            let peak = Int(usage.ru_maxrss)
+        #else
+            let peak = Int(usage.ru_maxrss) * 1024
+        #endif
+        let exited = (status & 0x7F) == 0
+        return Measured(
+            status: exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), peakBytes: peak,
+            standardError: (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
     }
 
     /// Runs a system command (`/bin/mount`) with its output discarded; returns its status.
@@ -79,7 +162,7 @@ struct ToolProcess {
     /// Starts `tool` with `arguments` in `directory` (see ``run(_:tool:in:environment:fileSizeLimit:)``).
     static func start(
         _ arguments: [String], tool: String = "archive-migrate", in directory: URL? = nil,
-        environment: [String: String] = [:], fileSizeLimit: Int? = nil
+        environment: [String: String] = [:], fileSizeLimit: Int? = nil, standardInput: Data? = nil
     ) throws -> Started {
         let process = Process()
         let executable = productsDirectory.appendingPathComponent(tool)
@@ -106,6 +189,13 @@ struct ToolProcess {
         let err = try FileHandle(forWritingTo: errURL)
         process.standardOutput = out
         process.standardError = err
+        if let standardInput {
+            let inURL = scratch.appendingPathComponent("in")
+            try standardInput.write(to: inURL)
+            process.standardInput = try FileHandle(forReadingFrom: inURL)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         try process.run()
         return Started(process: process, scratch: scratch, out: out, err: err)
     }

@@ -1,0 +1,187 @@
+import Foundation
+import ModelVersioning
+
+/// `--sqlite FILE --table T --column C`: every row's archive through the one
+/// ``ArchivePipeline``, written back into the same row in its own format and storage class
+/// (TEXT stays TEXT, BLOB stays BLOB), a transaction of ``SQLiteColumn/Location/batchSize``
+/// rows at a time.
+///
+/// - Each transaction begins `IMMEDIATE` and reads its rows inside it, so no other connection
+///   changes a row between reading and writing it; rows are read, migrated and held a window at
+///   a time, so memory depends on the largest archive, not on the table.
+/// - Rows already at the target versions, and NULL values, are not written.
+/// - A row that fails to migrate is reported with its key and the error, and its transaction
+///   is rolled back: every row of it stays as it was, and the next transaction goes on. With
+///   `--skip-failed` the row is skipped (and listed) and the others are written.
+/// - A kill at any moment leaves every row old or new (SQLite's journal), and running the
+///   command again migrates the rows still old.
+/// - `--dry-run` opens the database read-only and writes nothing.
+struct SQLiteBatch {
+    /// Rows migrated at once inside a transaction, and the most archive bytes they may hold.
+    static let windowRows = 1_000
+    static let windowBytes = 16 << 20
+
+    let location: SQLiteColumn.Location
+    let context: ToolContext
+    let dryRun: Bool
+
+    /// One row's outcome.
+    struct Outcome: Sendable {
+        var key: [SQLiteValue]
+        var entry: BatchReport.Entry
+        /// The value to write back, when the archive changed.
+        var output: SQLiteValue?
+        var isNull = false
+    }
+
+    func run(_ pipeline: ArchivePipeline, report: BatchReport) throws -> ExitStatus {
+        let store = try SQLiteColumn(location, readOnly: dryRun)
+        let database = store.database
+        let progress = ProgressLine(total: try store.count(), console: context.console)
+        let place = "\(store.table).\(store.column)"
+        let keyNames = store.keyNames
+        var lastKey: [SQLiteValue]?
+        var written = 0
+        var nulls = 0
+        var rolledBack = (transactions: 0, rows: 0)
+        var stopped: ArchiveError?
+        var finished = false
+        while !finished {
+            var rows = 0
+            var writtenHere = 0
+            var failedHere = false
+            do {
+                if !dryRun { try database.execute("BEGIN IMMEDIATE", purpose: "start a transaction") }
+                while rows < location.batchSize {
+                    let batch = try store.rows(
+                        after: lastKey, limit: min(Self.windowRows, location.batchSize - rows),
+                        byteLimit: Self.windowBytes)
+                    guard let last = batch.last else {
+                        finished = true
+                        break
+                    }
+                    lastKey = last.key
+                    rows += batch.count
+                    let outcomes = Parallel.map(batch) { row in
+                        Self.process(row, keyNames: keyNames, place: place, pipeline: pipeline)
+                    }
+                    for var outcome in outcomes {
+                        if outcome.isNull { nulls += 1 }
+                        if outcome.entry.error == nil, let output = outcome.output, !dryRun,
+                            !failedHere || location.skipsFailed
+                        {
+                            try store.write(output, key: outcome.key)
+                            writtenHere += 1
+                        }
+                        if outcome.entry.error != nil {
+                            if location.skipsFailed {
+                                outcome.entry.skipped = true
+                            } else {
+                                failedHere = true
+                            }
+                        }
+                        progress.advance(changed: outcome.entry.changed, failed: outcome.entry.error != nil)
+                        report.add(outcome.entry)
+                    }
+                }
+                if !dryRun {
+                    if failedHere {
+                        try database.execute("ROLLBACK", purpose: "roll back a transaction")
+                        rolledBack.transactions += 1
+                        rolledBack.rows += rows
+                    } else {
+                        try database.execute("COMMIT", purpose: "commit a transaction")
+                        written += writtenHere
+                    }
+                }
+            } catch {
+                // The database failed (not an archive): stop, leaving this transaction's rows as
+                // they were.
+                if database.inTransaction { try? database.execute("ROLLBACK", purpose: "roll back a transaction") }
+                stopped =
+                    (error as? ArchiveError) ?? ArchiveError(.io, "\(location.shownAs) failed", underlyingError: error)
+                break
+            }
+        }
+        progress.finish()
+        var notes: [String] = []
+        if let stopped {
+            report.fail(stopped)
+            notes.append(
+                "stopped: \(written) rows written by earlier transactions stay \(report.verb); run the command again "
+                    + "to finish")
+        }
+        let unchanged = report.count - report.changed - report.failed - report.skipped - nulls
+        var summary =
+            dryRun
+            ? "dry run: \(report.changed) of \(report.count) rows of \(place) in \(location.shownAs) would change"
+            : "\(report.verb) \(written) of \(report.count) rows of \(place) in \(location.shownAs)"
+        var parts: [String] = []
+        if unchanged > 0 { parts.append("\(unchanged) already \(report.verb)") }
+        if nulls > 0 { parts.append("\(nulls) NULL") }
+        if report.failed > 0 { parts.append("\(report.failed) failed") }
+        if report.skipped > 0 { parts.append("\(report.skipped) skipped") }
+        if !parts.isEmpty { summary += " (" + parts.joined(separator: ", ") + ")" }
+        if dryRun { summary += "; nothing was written" }
+        notes.append(summary)
+        if rolledBack.transactions > 0 {
+            let failedRows = report.failed == 1 ? "1 row failed: its" : "\(report.failed) rows failed: their"
+            let transactions =
+                rolledBack.transactions == 1
+                ? "1 transaction (\(rolledBack.rows) rows) was rolled back and is as it was"
+                : "\(rolledBack.transactions) transactions (\(rolledBack.rows) rows) were rolled back and are as they were"
+            notes.append(
+                "\(failedRows) \(transactions); fix \(report.failed == 1 ? "it" : "them") and run again, or give --skip-failed to write "
+                    + "the other rows")
+        }
+        return report.finish(notes: notes, wrote: written > 0)
+    }
+
+    static func process(
+        _ row: SQLiteColumn.Row, keyNames: [String], place: String, pipeline: ArchivePipeline
+    ) -> Outcome {
+        let key = zip(keyNames, row.key).map { "\($0) \($1.literal)" }.joined(separator: " and ")
+        let shownAs = "\(place), row \(key)"
+        var outcome = Outcome(key: row.key, entry: BatchReport.Entry(name: key))
+        let bytes: Data
+        let isText: Bool
+        switch row.value {
+        case .null:
+            outcome.isNull = true
+            return outcome
+        case .text(let data):
+            (bytes, isText) = (data, true)
+        case .blob(let data):
+            (bytes, isText) = (data, false)
+        case .integer, .real:
+            outcome.entry.error = ArchiveError(
+                .unsupportedFormat,
+                "\(shownAs) holds \(row.value.typeName == "integer" ? "an integer" : "a real"), not an archive")
+            return outcome
+        }
+        do {
+            let result = try pipeline.run(bytes, shownAs: shownAs, writingUnchanged: false)
+            outcome.entry.result = result
+            guard let output = result.output else { return outcome }
+            if isText {
+                // TEXT stays TEXT: only text formats can go back into it.
+                guard result.format == .json || result.format == .xmlPropertyList else {
+                    throw ArchiveError(
+                        .invalidValue,
+                        "\(shownAs) holds a \(result.format) as TEXT, and written back it would be binary; store it as a BLOB"
+                    )
+                }
+                outcome.output = .text(output)
+            } else {
+                outcome.output = .blob(output)
+            }
+        } catch let error as ArchiveError {
+            outcome.entry.error = error
+            outcome.entry.result = nil
+        } catch {
+            outcome.entry.error = ArchiveError(.migrationFailed, "\(shownAs) failed", underlyingError: error)
+            outcome.entry.result = nil
+        }
+        return outcome
+    }
+}

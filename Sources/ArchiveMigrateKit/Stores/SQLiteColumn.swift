@@ -1,0 +1,243 @@
+import Foundation
+import ModelVersioning
+
+/// The archives of one column of one SQLite table: which rows there are, how they are read in
+/// key order a batch at a time, and how one is written back.
+///
+/// Rows are identified by their rowid (shown under the name of its `INTEGER PRIMARY KEY` alias,
+/// such as Core Data's `Z_PK`), or by the `--key` columns for a table without a rowid; those
+/// must be the primary key or have a unique index, so that each names one row. Every table,
+/// column and key name is quoted in the SQL, whatever characters it holds. Rows are read in key
+/// order after the last key read (`WHERE key > ?`), never by offset, so rows written meanwhile
+/// are neither skipped nor read twice.
+final class SQLiteColumn {
+    /// What the command line names.
+    struct Location: Sendable {
+        static let defaultBatchSize = 10_000
+        static let defaultBusyTimeout = 5_000
+
+        var url: URL
+        /// The file as the user gave it.
+        var shownAs: String
+        var table: String
+        var column: String
+        /// `--key`: the columns that identify a row; empty for the rowid.
+        var keys: [String]
+        /// Rows per transaction.
+        var batchSize = defaultBatchSize
+        /// Milliseconds to wait for another connection's lock.
+        var busyTimeout = defaultBusyTimeout
+        /// `--skip-failed`.
+        var skipsFailed = false
+    }
+
+    /// One row: its key and its archive column's value.
+    struct Row: Sendable {
+        var key: [SQLiteValue]
+        var value: SQLiteValue
+    }
+
+    let database: SQLiteDatabase
+    /// The table's and column's names as the schema spells them.
+    let table: String
+    let column: String
+    /// The key's names, as messages show them (`Z_PK`, `rowid`, `id`).
+    let keyNames: [String]
+    /// The key as SQL reads it (`rowid`, `"id"`).
+    private let keyExpressions: [String]
+    private let select: SQLiteStatement
+    private let selectAfter: SQLiteStatement
+    private var update: SQLiteStatement?
+
+    /// Opens the database and checks the table, column and key.
+    ///
+    /// - Throws: `ArchiveError` with code `io` for a database that cannot be opened, and
+    ///   `UsageError` for a table, column or key it does not have (naming those it has).
+    init(_ location: Location, readOnly: Bool) throws {
+        database = try SQLiteDatabase(
+            path: location.url.path, shownAs: location.shownAs, readOnly: readOnly, busyTimeout: location.busyTimeout)
+        let table = try Self.resolveTable(location.table, in: database)
+        let columns = try Self.columns(of: table, in: database)
+        guard let column = columns.first(where: { $0.name.lowercased() == location.column.lowercased() }) else {
+            throw UsageError(
+                "'--column \(location.column)': \(table) has no such column (it has \(columns.map(\.name).joined(separator: ", ")))"
+            )
+        }
+        self.table = table
+        self.column = column.name
+        if location.keys.isEmpty {
+            let rowid = ["rowid", "_rowid_", "oid"].first { name in !columns.contains { $0.name.lowercased() == name } }
+            let primaryKey = columns.filter { $0.primaryKeyPosition > 0 }
+            guard let rowid,
+                (try? database.prepare("SELECT \(rowid) FROM \(SQLiteDatabase.quoted(table)) LIMIT 0", purpose: "read"))
+                    != nil
+            else {
+                throw UsageError(
+                    "\(table) has no rowid (a WITHOUT ROWID table); name the column that identifies a row with --key"
+                        + (primaryKey.isEmpty
+                            ? "" : " (its primary key: \(primaryKey.map(\.name).joined(separator: ", ")))"))
+            }
+            // An INTEGER PRIMARY KEY is the rowid under another name: show that one.
+            let alias =
+                primaryKey.count == 1 && primaryKey[0].declaredType.uppercased() == "INTEGER" ? primaryKey[0].name : nil
+            keyNames = [alias ?? rowid]
+            keyExpressions = [rowid]
+        } else {
+            var names: [String] = []
+            for key in location.keys {
+                guard let found = columns.first(where: { $0.name.lowercased() == key.lowercased() }) else {
+                    throw UsageError(
+                        "'--key \(key)': \(table) has no such column (it has \(columns.map(\.name).joined(separator: ", ")))"
+                    )
+                }
+                guard !names.contains(found.name) else { throw UsageError("'--key \(key)' is given twice") }
+                names.append(found.name)
+            }
+            guard !names.contains(column.name) else {
+                throw UsageError("'--key \(column.name)' is the column being migrated; name the row's identifier")
+            }
+            try Self.checkUnique(names, table: table, columns: columns, in: database)
+            keyNames = names
+            keyExpressions = names.map(SQLiteDatabase.quoted)
+        }
+        let keyList = keyExpressions.joined(separator: ", ")
+        let quotedTable = SQLiteDatabase.quoted(table)
+        let quotedColumn = SQLiteDatabase.quoted(self.column)
+        let base = "SELECT \(keyList), \(quotedColumn) FROM \(quotedTable)"
+        let order = "ORDER BY \(keyList) LIMIT ?"
+        select = try database.prepare("\(base) \(order)", purpose: "read \(table).\(self.column)")
+        let placeholders = keyExpressions.map { _ in "?" }.joined(separator: ", ")
+        selectAfter = try database.prepare(
+            "\(base) WHERE (\(keyList)) > (\(placeholders)) \(order)", purpose: "read \(table).\(self.column)")
+        if !readOnly {
+            let condition = keyExpressions.enumerated().map { "\($0.element) = ?\($0.offset + 2)" }.joined(
+                separator: " AND ")
+            update = try database.prepare(
+                "UPDATE \(quotedTable) SET \(quotedColumn) = ?1 WHERE \(condition)",
+                purpose: "write \(table).\(self.column)")
+        }
+    }
+
+    /// How many rows the table has.
+    func count() throws -> Int {
+        let statement = try database.prepare(
+            "SELECT count(*) FROM \(SQLiteDatabase.quoted(table))", purpose: "count the rows of \(table)")
+        guard try statement.step(), case .integer(let count) = statement.value(at: 0) else { return 0 }
+        return Int(count)
+    }
+
+    /// The next rows in key order after `key` (from the first when `nil`): at most `limit`, and
+    /// no more once their archives hold `byteLimit` bytes (at least one row).
+    func rows(after key: [SQLiteValue]?, limit: Int, byteLimit: Int) throws -> [Row] {
+        let statement = key == nil ? select : selectAfter
+        defer { statement.reset() }
+        try statement.bind((key ?? []) + [.integer(Int64(limit))])
+        var rows: [Row] = []
+        var bytes = 0
+        let width = Int32(keyExpressions.count)
+        while try statement.step() {
+            let row = Row(key: (0..<width).map { statement.value(at: $0) }, value: statement.value(at: width))
+            rows.append(row)
+            switch row.value {
+            case .text(let data), .blob(let data): bytes += data.count
+            default: break
+            }
+            if bytes >= byteLimit { break }
+        }
+        return rows
+    }
+
+    /// Writes `value` into the archive column of the row with `key`.
+    ///
+    /// - Throws: `ArchiveError` with code `io` when the write fails or no row has the key any
+    ///   more.
+    func write(_ value: SQLiteValue, key: [SQLiteValue]) throws {
+        guard let update else { throw ArchiveError(.io, "\(database.shownAs) was opened read-only") }
+        defer { update.reset() }
+        try update.bind([value] + key)
+        _ = try update.step()
+        guard database.changes == 1 else {
+            throw ArchiveError(.io, "\(describe(key)) of \(table) is gone: no row was written")
+        }
+    }
+
+    /// `Z_PK 42`, `id 'a' and n 3`: a row's key as messages show it.
+    func describe(_ key: [SQLiteValue]) -> String {
+        zip(keyNames, key).map { "\($0) \($1.literal)" }.joined(separator: " and ")
+    }
+
+    // MARK: The schema
+
+    struct Column {
+        var name: String
+        var declaredType: String
+        /// Its position in the primary key (1-based); 0 when it is not part of it.
+        var primaryKeyPosition: Int
+    }
+
+    /// The table's name as the schema spells it.
+    private static func resolveTable(_ name: String, in database: SQLiteDatabase) throws -> String {
+        let statement = try database.prepare(
+            "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name",
+            purpose: "read the schema")
+        var tables: [String] = []
+        while try statement.step() {
+            guard let found = statement.string(at: 0), let type = statement.string(at: 1) else { continue }
+            if found.lowercased() == name.lowercased() {
+                guard type == "table" else {
+                    throw UsageError("'--table \(name)': \(found) is a view; name the table that holds the archives")
+                }
+                return found
+            }
+            if type == "table", !found.hasPrefix("sqlite_") { tables.append(found) }
+        }
+        throw UsageError(
+            "'--table \(name)': \(database.shownAs) has no such table"
+                + (tables.isEmpty ? " (it has no tables)" : " (it has \(tables.joined(separator: ", ")))"))
+    }
+
+    private static func columns(of table: String, in database: SQLiteDatabase) throws -> [Column] {
+        let statement = try database.prepare(
+            "SELECT name, type, pk FROM pragma_table_info(?)", purpose: "read the columns of \(table)")
+        try statement.bind([.text(Data(table.utf8))])
+        var columns: [Column] = []
+        while try statement.step() {
+            var position = 0
+            if case .integer(let number) = statement.value(at: 2) { position = Int(number) }
+            columns.append(
+                Column(
+                    name: statement.string(at: 0) ?? "", declaredType: statement.string(at: 1) ?? "",
+                    primaryKeyPosition: position))
+        }
+        return columns
+    }
+
+    /// Refuses key columns that may name several rows: they must be the primary key, or the
+    /// columns of a unique index.
+    private static func checkUnique(_ names: [String], table: String, columns: [Column], in database: SQLiteDatabase)
+        throws
+    {
+        let wanted = Set(names.map { $0.lowercased() })
+        let primaryKey = Set(columns.filter { $0.primaryKeyPosition > 0 }.map { $0.name.lowercased() })
+        if primaryKey == wanted { return }
+        let indexes = try database.prepare(
+            "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1", purpose: "read the indexes of \(table)")
+        try indexes.bind([.text(Data(table.utf8))])
+        var unique: [String] = []
+        while try indexes.step() {
+            if let name = indexes.string(at: 0) { unique.append(name) }
+        }
+        for index in unique {
+            let info = try database.prepare("SELECT name FROM pragma_index_info(?)", purpose: "read the index \(index)")
+            try info.bind([.text(Data(index.utf8))])
+            var indexed: Set<String> = []
+            while try info.step() {
+                if let name = info.string(at: 0) { indexed.insert(name.lowercased()) }
+            }
+            if indexed == wanted { return }
+        }
+        throw UsageError(
+            "'--key \(names.joined(separator: " --key "))' may name several rows of \(table): a key must be its primary "
+                + "key or have a unique index")
+    }
+}

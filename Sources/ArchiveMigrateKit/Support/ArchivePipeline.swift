@@ -1,0 +1,141 @@
+import Foundation
+import ModelVersioning
+
+/// What every command does to one archive, wherever it came from — a file, standard input, a
+/// line of NDJSON, a database row: read it in its own format, pick the document chain
+/// (``DocumentChoice``), migrate it, with `--nested` migrate the archives nested in its data
+/// values, and write it back in its own format, markup and layout when it changed.
+///
+/// Sources and sinks (``BatchProcessor``'s files, ``NDJSONBatch``, ``SQLiteBatch``) sit beside
+/// it: they hand it bytes and a name for messages, and write back what it returns.
+struct ArchivePipeline: Sendable {
+    /// An upgrade or a downgrade of one tree, with the document chain to follow (`nil`: the one
+    /// the archive names, if any).
+    typealias Transform = @Sendable (_ tree: inout ArchiveValue, _ document: String?) throws -> MigrationReport
+
+    let transform: Transform
+    /// `--document`.
+    let documentName: String?
+    /// The names of the chains' document chains.
+    let documentChains: [String]
+    /// How the plain documents of each chain that declares them spell dates and data.
+    let plainConventions: [String: DocumentConventions]
+    /// `--nested`.
+    let migratesNested: Bool
+    var readingOptions = ArchiveReadingOptions()
+
+    /// What became of one archive.
+    struct Result: Sendable {
+        /// The archive's format.
+        var format: ArchiveFormat
+        /// What the migration did to the archive itself; `nil` when only its nested archives were
+        /// migrated (a plain document no chain applies to, with `--nested`).
+        var report: MigrationReport?
+        /// What it did to each nested archive (`--nested`).
+        var nested: [NestedArchiveMigration] = []
+        /// Whether the archive or an archive nested in it changed.
+        var changed = false
+        /// How the document chain was chosen, when the report should say.
+        var note: String?
+        /// The archive's bytes in its own format: the new ones when it changed; when it did not,
+        /// written again only if asked (`writingUnchanged`).
+        var output: Data?
+    }
+
+    /// Runs the pipeline on `bytes`.
+    ///
+    /// - Throws: `ArchiveError` located in `shownAs` (what reading, choosing the chain,
+    ///   migrating or writing threw).
+    func run(_ bytes: Data, shownAs: String, writingUnchanged: Bool) throws -> Result {
+        var document: ArchiveDocument
+        do {
+            document = try ArchiveDocument(data: bytes, options: readingOptions)
+        } catch {
+            throw Self.located(error, shownAs)
+        }
+        var result = Result(format: document.format)
+        // The choice's errors name the input already. With --nested, a plain document is a
+        // container of archives (preferences, a profile): it is migrated itself only when
+        // --document names its chain, and one no chain applies to may still hold archives.
+        var choice: DocumentChoice?
+        var unchosen: (any Error)?
+        do {
+            choice = try DocumentChoice(for: document.tree, file: shownAs, named: documentName, chains: documentChains)
+            if migratesNested, choice?.note != nil { choice = nil }
+        } catch  where migratesNested {
+            unchosen = error
+        }
+        do {
+            // Writing a way down (--readable-by) changes the tree without migrating anything.
+            let wayDown = document.tree[ArchiveEnvelope.wayDownKey]
+            if let choice {
+                result.note = choice.note
+                result.report = try transform(&document.tree, choice.name)
+                // A plain document keeps its own spellings of the dates and data a migration made.
+                if let name = choice.name, let conventions = plainConventions[name] {
+                    document.conventions = conventions
+                }
+            }
+            if migratesNested {
+                let transform = self.transform
+                result.nested = try document.migrateNestedArchives(options: readingOptions) { tree in
+                    try transform(&tree, nil)
+                }
+            }
+            result.changed =
+                (result.report?.changedTree ?? false) || result.nested.contains(where: \.changed)
+                || document.tree[ArchiveEnvelope.wayDownKey] != wayDown
+            if result.changed || writingUnchanged {
+                result.output = try document.data()
+            }
+        } catch {
+            throw Self.located(error, shownAs)
+        }
+        if let unchosen, result.nested.isEmpty { throw unchosen }
+        return result
+    }
+
+    private static func located(_ error: any Error, _ shownAs: String) -> ArchiveError {
+        if let error = error as? ArchiveError { return error.adding(file: shownAs) }
+        return ArchiveError(.migrationFailed, "\(shownAs) failed", underlyingError: error)
+    }
+}
+
+/// Runs work on several inputs at once and returns the results in input order.
+enum Parallel {
+    static func map<Input: Sendable, Output: Sendable>(
+        _ inputs: [Input], _ body: @escaping @Sendable (Input) -> Output
+    ) -> [Output] {
+        if inputs.count == 1, let only = inputs.first { return [body(only)] }
+        let collected = Collected<Output>(count: inputs.count)
+        DispatchQueue.concurrentPerform(iterations: inputs.count) { index in
+            collected.set(body(inputs[index]), at: index)
+        }
+        return collected.values
+    }
+
+    /// How many archives a batch reads, migrates and holds at once: a few per processor, so
+    /// that memory depends on the largest archive, not on how many there are.
+    static var windowWidth: Int {
+        max(2, ProcessInfo.processInfo.activeProcessorCount) * 2
+    }
+}
+
+/// Results gathered from `concurrentPerform`, in index order. `@unchecked Sendable`: `lock`
+/// guards `slots`.
+final class Collected<Element>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [Element?]
+
+    init(count: Int) {
+        slots = Array(repeating: nil, count: count)
+    }
+
+    func set(_ value: Element, at index: Int) {
+        lock.withLock { slots[index] = value }
+    }
+
+    var values: [Element] {
+        lock.withLock { slots.compactMap { $0 } }
+    }
+}
