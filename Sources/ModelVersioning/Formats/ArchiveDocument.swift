@@ -57,10 +57,17 @@ public struct ArchiveDocument: Sendable {
     /// Whether a line break comes before the last character that is not whitespace: a file
     /// written on one line and ended with a newline is not pretty-printed.
     private static func hasLineBreakInside(_ data: Data) -> Bool {
-        guard let last = data.lastIndex(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else {
-            return false
+        data.withUnsafeBytes { bytes in
+            var end = bytes.count
+            scan: while end > 0 {
+                switch bytes[end - 1] {
+                case 0x20, 0x09, 0x0A, 0x0D: end -= 1
+                default: break scan
+                }
+            }
+            guard end > 0 else { return false }
+            return UnsafeRawBufferPointer(rebasing: bytes[..<(end - 1)]).contains(0x0A)
         }
-        return data[data.startIndex..<last].contains(0x0A)
     }
 
     /// The options that write a tree as this document was spelled.
