@@ -169,7 +169,7 @@ public struct TreeGenerator {
         case 2: return .int(Int64(Int8(bitPattern: next())) &* Int64(next()))
         case 3: return .int(Int64.min &+ Int64(next()))
         case 4: return .uint(UInt64.max &- UInt64(next()))
-        case 5: return .double([0.5, -1e308, .nan, .infinity, 1e-320, 3][Int(next()) % 6])
+        case 5: return .double([0.5, -1e308, .nan, .infinity, 0x1p-1063, 3][Int(next()) % 6])
         case 6: return .string(pick(strings))
         case 7: return .data(Data(repeating: next(), count: Int(next() % 8)))
         case 8: return .date(Date(timeIntervalSinceReferenceDate: Double(Int8(bitPattern: next())) * 1e9))
