@@ -95,22 +95,19 @@ public enum ArchiveDiff {
         /// `b`'s keys found from `a` are marked, so that only the others are looked up in `a`
         /// (one random look-up per key in all, not two).
         mutating func compare(_ a: ArchiveDictionary, _ b: ArchiveDictionary, at path: ArchivePath) {
-            var hint = 0
             var matched = [Bool](repeating: false, count: b.count)
-            for (key, value) in a {
-                guard !isFull else { return }
-                if let position = b.index(forKey: key, startingAt: hint) {
-                    hint = position + 1
-                    matched[position] = true
-                    let other = b.value(at: position)
-                    if value.isContainer && other.isContainer {
-                        compare(value, other, at: path.appending(key))
-                    } else if !equal(value, other) {
-                        // Scalars (or a scalar and a container): the path is built only for a difference.
-                        note(.changed, path.appending(key), value, other)
-                    }
-                } else if !(options.nullMeansAbsent && value.isNull) {
-                    note(.removed, path.appending(key), value, nil)
+            if let index = b.keyIndex, index.firstDuplicate == nil {
+                compareGrouped(a, b, index: index, matched: &matched, at: path)
+            } else {
+                var hint = 0
+                for (key, value) in a {
+                    guard !isFull else { return }
+                    let position = b.index(forKey: key, startingAt: hint)
+                    if let position { hint = position + 1 }
+                    compareEntry(
+                        key, value, b, position,
+                        otherIsContainer: position.map { b.value(at: $0).isContainer } ?? false,
+                        matched: &matched, at: path)
                 }
             }
             for (position, (key, value)) in b.enumerated() where !matched[position] {
@@ -119,6 +116,86 @@ public enum ArchiveDiff {
                 if a.index(forKey: key) != nil { continue }
                 if options.nullMeansAbsent && value.isNull { continue }
                 note(.added, path.appending(key), nil, value)
+            }
+        }
+
+        /// `a`'s keys found in a large `b` without repeated keys, a group at a time: those in
+        /// `b`'s order by one comparison each, the others through `b`'s index together
+        /// (`KeyIndex.positions(ofGroup:…)`), whose reads of a table larger than the caches then
+        /// overlap instead of each waiting for memory.
+        private mutating func compareGrouped(
+            _ a: ArchiveDictionary, _ b: ArchiveDictionary, index: KeyIndex, matched: inout [Bool],
+            at path: ArchivePath
+        ) {
+            let groupSize = KeyIndex.groupSize
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: 4 * groupSize) { buffer in
+                guard let positions = buffer.baseAddress else { return }
+                // The members the index looks up, what it finds for them, and whether the values
+                // found are containers.
+                let lookedUp = positions + groupSize
+                let found = positions + 2 * groupSize
+                let containers = positions + 3 * groupSize
+                var hint = 0
+                var start = 0
+                while start < a.entries.count {
+                    guard !isFull else { return }
+                    let members = min(groupSize, a.entries.count - start)
+                    var missing = 0
+                    for member in 0..<members {
+                        if hint < b.entries.count
+                            && b.entries[hint].key.hasSameScalars(as: a.entries[start + member].key)
+                        {
+                            positions[member] = hint
+                            hint += 1
+                        } else {
+                            lookedUp[missing] = member
+                            missing += 1
+                        }
+                    }
+                    if missing > 0 {
+                        index.positions(
+                            ofGroup: missing, key: { a.entries[start + lookedUp[$0]].key }, in: b.entries,
+                            into: found)
+                        for offset in 0..<missing { positions[lookedUp[offset]] = found[offset] }
+                        if positions[members - 1] >= 0 { hint = positions[members - 1] + 1 }
+                    }
+                    // The values found, read before any is compared: an entry can straddle two
+                    // cache lines, and these reads overlap too.
+                    for member in 0..<members {
+                        let position = positions[member]
+                        containers[member] = position >= 0 && b.entries[position].value.isContainer ? 1 : 0
+                    }
+                    for member in 0..<members {
+                        guard !isFull else { return }
+                        let position = positions[member]
+                        compareEntry(
+                            a.entries[start + member].key, a.entries[start + member].value, b,
+                            position >= 0 ? position : nil, otherIsContainer: containers[member] != 0,
+                            matched: &matched, at: path)
+                    }
+                    start += members
+                }
+            }
+        }
+
+        /// One key of `a` and its value against `b`'s entry at `position` (`nil`: `b` lacks it),
+        /// whose value is a container when `otherIsContainer`.
+        @inline(__always)
+        private mutating func compareEntry(
+            _ key: String, _ value: ArchiveValue, _ b: ArchiveDictionary, _ position: Int?, otherIsContainer: Bool,
+            matched: inout [Bool], at path: ArchivePath
+        ) {
+            if let position {
+                matched[position] = true
+                let other = b.value(at: position)
+                if value.isContainer && otherIsContainer {
+                    compare(value, other, at: path.appending(key))
+                } else if !equal(value, other) {
+                    // Scalars (or a scalar and a container): the path is built only for a difference.
+                    note(.changed, path.appending(key), value, other)
+                }
+            } else if !(options.nullMeansAbsent && value.isNull) {
+                note(.removed, path.appending(key), value, nil)
             }
         }
 

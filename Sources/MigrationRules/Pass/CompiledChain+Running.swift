@@ -52,12 +52,30 @@ extension CompiledChain {
         _ archivedVersion: Int?
     ) throws {
         // Indices rather than `for rule in rules`: the rules are used in place, not copied.
-        for index in rules.indices {
+        var index = rules.startIndex
+        while index < rules.endIndex {
+            if case .add = rules[index].operation {
+                // A run of `add` rules on a large object: appended together (one growth of the
+                // key index, look-ups a group at a time), as one after another would.
+                var end = index + 1
+                while end < rules.endIndex, case .add = rules[end].operation { end += 1 }
+                if end - index > 1 && target.fields.count + (end - index) > ArchiveDictionary.indexedCount {
+                    let first = index
+                    target.fields.appendIfAbsent(count: end - index) { offset in
+                        guard case .add(let key, let value) = rules[first + offset].operation else { return nil }
+                        return (key, value)
+                    }
+                    index = end
+                    continue
+                }
+            }
             do {
                 try rules[index].apply(to: &target)
             } catch let error as ArchiveError {
                 throw error.adding(typeName: archivedName, archivedVersion: archivedVersion, step: label)
             }
+            index += 1
         }
     }
+
 }

@@ -358,3 +358,139 @@ extension ArchiveDictionary {
         return first.allSatisfy { key, position in keyIndex.position(of: key.string, in: entries) == position }
     }
 }
+
+// MARK: - Group look-ups
+
+extension KeyIndex {
+    /// How many keys a group look-up reads at once.
+    static let groupSize = 32
+
+    /// Starts the look-ups of a group of `count` keys (at most ``groupSize``, `key(0)` to
+    /// `key(count - 1)`): hashes every key into `hashes` and reads its home slot into `homes`
+    /// before any key is probed. In a table larger than the processor's caches each of those
+    /// reads waits for memory; issued back to back, with nothing depending on one another, they
+    /// overlap, and the probes that follow find their slots in the cache.
+    @inline(__always)
+    func startGroup(
+        count: Int, hashes: UnsafeMutablePointer<Int>, homes: UnsafeMutablePointer<UInt64>, key: (Int) -> String
+    ) {
+        for member in 0..<count { hashes[member] = Self.hash(key(member)) }
+        for member in 0..<count { homes[member] = slots[hashes[member] & mask] }
+    }
+
+    /// The positions of a group of `count` keys (at most ``groupSize``) among `entries`, written
+    /// to `positions` (`-1` for a key that is not there). The home slots are read first
+    /// (``startGroup(count:hashes:homes:key:)``), then the entries they point to, then any
+    /// longer probe: each stage's reads overlap, where one look-up after another would wait for
+    /// memory two or three times per key.
+    func positions(
+        ofGroup count: Int, key: (Int) -> String, in entries: [ArchiveDictionary.Entry],
+        into positions: UnsafeMutablePointer<Int>
+    ) {
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.groupSize) { hashes in
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.groupSize) { homes in
+                guard let hashes = hashes.baseAddress, let homes = homes.baseAddress else { return }
+                startGroup(count: count, hashes: hashes, homes: homes, key: key)
+                // The entry each home slot points to, when the slot has the key's hash.
+                for member in 0..<count {
+                    let home = homes[member]
+                    positions[member] =
+                        home != 0 && home & Self.hashBits == Self.tag(hashes[member]) ? Self.position(home) : -1
+                }
+                for member in 0..<count {
+                    let candidate = positions[member]
+                    if candidate >= 0 && candidate < entries.count
+                        && entries[candidate].key.hasSameScalars(as: key(member))
+                    {
+                        continue
+                    }
+                    if homes[member] == 0 {  // an empty home slot: not there
+                        positions[member] = -1
+                        continue
+                    }
+                    let (bucket, found) = self.bucket(of: key(member), hash: hashes[member], in: entries)
+                    positions[member] = found ? Self.position(slots[bucket]) : -1
+                }
+            }
+        }
+    }
+
+    /// Indexes `key` (hashed `hash`, its home slot read as `homeSlot` by
+    /// ``startGroup(count:hashes:homes:key:)``), about to be appended to `entries` at
+    /// `position`, unless it is there already: its position then, else `nil`. The table must
+    /// not be full.
+    @inline(__always)
+    func insertIfAbsent(
+        _ key: String, hash: Int, homeSlot: UInt64, at position: Int, in entries: [ArchiveDictionary.Entry]
+    ) -> Int? {
+        let home = hash & mask
+        // The slot read with the group may have been filled since by a key of the same group:
+        // it counts as empty only if it still is.
+        let bucket: Int
+        if homeSlot == 0 && slots[home] == 0 {
+            bucket = home
+        } else {
+            let (probed, found) = self.bucket(of: key, hash: hash, in: entries)
+            if found { return Self.position(slots[probed]) }
+            bucket = probed
+        }
+        slots[bucket] = Self.tag(hash) | UInt64(truncatingIfNeeded: position &+ 1)
+        occupied &+= 1
+        return nil
+    }
+}
+
+extension ArchiveDictionary {
+    /// Appends each of `count` keys and values (`pair(0)` to `pair(count - 1)`; `nil` ones are
+    /// skipped) that the
+    /// dictionary does not have yet (the same Unicode scalars), exactly as calling
+    /// ``appendIfAbsent(_:forKey:)`` for each in turn would: a run of `add` rules. A dictionary
+    /// that is or becomes large grows its index once for all of them and looks their keys up a
+    /// group at a time (see `KeyIndex.startGroup`), so that each key costs the same whatever the
+    /// dictionary's size.
+    package mutating func appendIfAbsent(count: Int, _ pair: (Int) -> (key: String, value: ArchiveValue)?) {
+        let total = entries.count + count
+        guard count > 1, total > Self.indexedCount, total < Int(UInt32.max) else {
+            for offset in 0..<count {
+                if case let (key, value)? = pair(offset) { appendIfAbsent(value, forKey: key) }
+            }
+            return
+        }
+        entries.reserveCapacity(total)
+        // An index with room for every key, built or grown once.
+        let size = KeyIndex.size(for: total)
+        if keyIndex == nil {
+            let index = KeyIndex(size: size)
+            for position in entries.indices { index.insert(position, in: entries) }
+            keyIndex = index
+        } else if let index = keyIndex, index.mask + 1 < size {
+            keyIndex = index.grown(to: size)
+        }
+        guard let index = uniqueKeyIndex(), index.firstDuplicate == nil else {
+            // Repeated keys (input a reader rejects): one at a time, as the index records them.
+            for offset in 0..<count {
+                if case let (key, value)? = pair(offset) { appendIfAbsent(value, forKey: key) }
+            }
+            return
+        }
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: KeyIndex.groupSize) { hashes in
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: KeyIndex.groupSize) { homes in
+                guard let hashes = hashes.baseAddress, let homes = homes.baseAddress else { return }
+                var start = 0
+                while start < count {
+                    let members = Swift.min(KeyIndex.groupSize, count - start)
+                    index.startGroup(count: members, hashes: hashes, homes: homes) { pair(start + $0)?.key ?? "" }
+                    for member in 0..<members {
+                        guard case let (key, value)? = pair(start + member) else { continue }
+                        if index.insertIfAbsent(
+                            key, hash: hashes[member], homeSlot: homes[member], at: entries.count, in: entries) == nil
+                        {
+                            entries.append(Entry(key: key, value: value))
+                        }
+                    }
+                    start += members
+                }
+            }
+        }
+    }
+}

@@ -246,6 +246,82 @@ struct LargeDictionaryTests {
         #expect(object.fields.keyIndexIsConsistent)
     }
 
+    @Test("a run of add rules appends exactly what one add after another would, at every size and with repeated keys")
+    func batchedAddsMatchOneAtATime() {
+        var random = SplitMix64(seed: 0xADD5)
+        let pool = keyPool(600)
+        for trial in 0..<60 {
+            // A dictionary of 0 to 80 entries (some with a key repeated, as a reader builds before
+            // rejecting it), then a run of 2 to 300 adds, some of keys it has or repeats.
+            let existing = Int(random.next() % 81)
+            var entries: [ArchiveDictionary.Element] = (0..<existing).map { (pool[$0], .int(Int64($0))) }
+            if trial % 5 == 0 && existing > 2 { entries.append((pool[1], "repeat")) }
+            let dictionary = ArchiveDictionary(uniqueEntries: entries)
+            let added: [(key: String, value: ArchiveValue)] = (0..<Int(2 + random.next() % 299)).map { _ in
+                (pool[Int(random.next() % UInt64(pool.count))], .int(Int64(random.next() % 1000)))
+            }
+            var oneByOne = dictionary
+            for (key, value) in added { oneByOne.appendIfAbsent(value, forKey: key) }
+            var batched = dictionary
+            batched.appendIfAbsent(count: added.count + 1) { $0 < added.count ? added[$0] : nil }
+            #expect(batched.keys.map { Array($0.utf8) } == oneByOne.keys.map { Array($0.utf8) }, "trial \(trial)")
+            #expect(batched.values.elementsEqual(oneByOne.values), "trial \(trial)")
+            #expect(batched.keyIndexIsConsistent, "trial \(trial)")
+            #expect(dictionary.count == entries.count, "the original is not changed (trial \(trial))")
+        }
+    }
+
+    @Test("the diff of large objects equals a plain reference diff, for random edits in any key order")
+    func largeDiffMatchesReference() {
+        var random = SplitMix64(seed: 0xD1FF2)
+        let pool = keyPool(400)
+        for trial in 0..<40 {
+            let count = 40 + Int(random.next() % 300)
+            let old = ArchiveDictionary(
+                pool.prefix(count).enumerated().map { offset, key in
+                    (key, offset % 9 == 0 ? ["inner": .int(Int64(offset))] : .int(Int64(offset)))
+                })
+            // Values changed (some to or from containers), keys removed and added, then an order
+            // that keeps runs of keys in place or shuffles them all.
+            var edited: [ArchiveDictionary.Element] = old.map { ($0.key, $0.value) }.filter { _ in
+                random.next() % 10 != 0
+            }
+            for index in edited.indices where random.next() % 7 == 0 {
+                edited[index].value = random.next() % 2 == 0 ? .string("changed") : ["inner": "changed"]
+            }
+            edited += pool[count..<(count + Int(random.next() % 20))].map { ($0, .bool(true)) }
+            if trial % 2 == 0 {
+                edited.shuffle(using: &random)
+            } else if edited.count > 10 {
+                edited.swapAt(3, edited.count - 2)
+            }
+            let new = ArchiveDictionary(uniqueEntries: edited)
+            var options = ArchiveDiff.Options()
+            options.limit = 10_000
+            let differences = ArchiveDiff.differences(from: .dictionary(old), to: .dictionary(new), options: options)
+            // The reference: `old`'s keys in order (changed, nested or removed), then `new`'s others.
+            var expected: [(ArchivePath, ArchiveDifference.Kind)] = []
+            for (key, value) in old {
+                guard let other = new[key] else {
+                    expected.append(([.key(key)], .removed))
+                    continue
+                }
+                if case .dictionary = value, case .dictionary = other {
+                    if value != other { expected.append(([.key(key), .key("inner")], .changed)) }
+                } else if value != other {
+                    expected.append(([.key(key)], .changed))
+                }
+            }
+            for (key, _) in new where old[key] == nil { expected.append(([.key(key)], .added)) }
+            #expect(differences.map(\.path) == expected.map(\.0), "trial \(trial)")
+            #expect(differences.map(\.kind) == expected.map(\.1), "trial \(trial)")
+            // A limit keeps the first differences.
+            options.limit = max(1, expected.count / 2)
+            let first = ArchiveDiff.differences(from: .dictionary(old), to: .dictionary(new), options: options)
+            #expect(first.map(\.path) == Array(differences.prefix(options.limit)).map(\.path), "trial \(trial)")
+        }
+    }
+
     @Test("the diff of large objects finds every change, whatever the key order")
     func largeDiff() {
         var random = SplitMix64(seed: 0xD1FF)
