@@ -40,21 +40,22 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     /// and OpenStep is read-only, so writing the tree back produces XML. UTF-16 text is recognised
     /// by its byte-order mark or its first character.
     public static func detect(_ data: Data) -> ArchiveFormat? {
-        let prefix = Array(data.prefix(64))
-        if prefix.starts(with: Array("bplist".utf8)) {
+        // The first bytes, copied once: everything below looks at no more than these.
+        let head = Array(data.prefix(4096))
+        if head.starts(with: Self.binaryPropertyListMagic) {
             return KeyedArchiveReader.looksLikeKeyedArchive(data) ? .keyedArchive : .binaryPropertyList
         }
-        if PropertyListText.utf16Order(of: prefix) != nil {
+        if PropertyListText.utf16Order(of: head) != nil {
             // UTF-16 text: only property lists (XML or OpenStep) are read in UTF-16.
-            let text = PropertyListReader.asciiProjection(ofUTF16: Array(data.prefix(4096)))
+            let text = PropertyListReader.asciiProjection(ofUTF16: head)
             let first = text.first { !XMLTokenizer.isWhitespace($0) }
             return first == UInt8(ascii: "<") || OpenStepPropertyListReader.looksLikeOpenStep(text[...])
                 ? .xmlPropertyList : nil
         }
-        if OpenStepPropertyListReader.looksLikeOpenStep(Array(data.prefix(4096))[...]) {
+        if OpenStepPropertyListReader.looksLikeOpenStep(head[...]) {
             return .xmlPropertyList
         }
-        var bytes = prefix[...]
+        var bytes = head.prefix(64)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         while let first = bytes.first, first == 0x20 || first == 0x09 || first == 0x0A || first == 0x0D {
             bytes = bytes.dropFirst()
@@ -71,6 +72,9 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
         }
         return nil
     }
+
+    /// The first bytes of every binary property list (and so of binary keyed archives).
+    private static let binaryPropertyListMagic = Array("bplist".utf8)
 
     /// Reads a document in this format.
     ///

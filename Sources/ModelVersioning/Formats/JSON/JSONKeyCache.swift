@@ -12,7 +12,7 @@ import Foundation
 /// tries first for the next key.
 ///
 /// ```swift
-/// var cache = JSONKeyCache()
+/// var cache = JSONKeyCache(documentBytes: count)
 /// let (head, tail) = JSONKeyCache.words(base, length: length, readable: readable)
 /// let slot = cache.slot(hash: hash)
 /// if !JSONKeyCache.matches(slot, head: head, tail: tail, base: base, length: length) { … }
@@ -65,19 +65,30 @@ struct JSONKeyCache: ~Copyable {
         var next: UnsafeMutablePointer<Slot>?
     }
 
-    static let slotCount = 256
+    /// The most slots a cache has: enough for the keys of any model-shaped document.
+    static let maxSlotCount = 256
 
     private let slots: UnsafeMutablePointer<Slot>
+    private let slotCount: Int
+    /// How far a key's mixed hash shifts right to give its slot (64 minus log₂ of the count).
+    private let shift: UInt64
 
-    init() {
-        slots = .allocate(capacity: Self.slotCount)
+    /// A cache sized for a document of `documentBytes` bytes: one slot per 16 bytes, from 16 to
+    /// ``maxSlotCount``, so that reading a small archive (a database row, an NDJSON line) does not
+    /// set up and tear down slots for keys it cannot have.
+    init(documentBytes: Int = .max) {
+        var bits = 4
+        while bits < 8 && (1 << bits) * 16 < documentBytes { bits += 1 }
+        slotCount = 1 << bits
+        shift = UInt64(64 - bits)
+        slots = .allocate(capacity: slotCount)
         slots.initialize(
             repeating: Slot(head: 0, tail: 0, length: -1, print: 0, role: .plain, string: "", next: nil),
-            count: Self.slotCount)
+            count: slotCount)
     }
 
     deinit {
-        slots.deinitialize(count: Self.slotCount)
+        slots.deinitialize(count: slotCount)
         slots.deallocate()
     }
 
@@ -106,7 +117,7 @@ struct JSONKeyCache: ~Copyable {
     /// The slot for a key whose bytes hash to `hash`.
     @inline(__always)
     func slot(hash: UInt64) -> UnsafeMutablePointer<Slot> {
-        slots + (Int(truncatingIfNeeded: (hash &* 0xD6E8_FEB8_6659_FD93) >> 56) & (Self.slotCount &- 1))
+        slots + Int(truncatingIfNeeded: (hash &* 0xD6E8_FEB8_6659_FD93) >> shift)
     }
 
     /// Whether `slot` holds the key spelled by the `length` bytes at `base`, whose first and

@@ -74,7 +74,7 @@ struct JSONParser: ~Copyable {
     /// The fingerprint of each key on ``entries`` (see ``readKey()``).
     private var keyPrints = MoveStack<UInt64>()
     private var frames = MoveStack<Frame>(initialCapacity: 16)
-    private var keyCache = JSONKeyCache()
+    private var keyCache: JSONKeyCache
     /// The cache slot of the key read last, when it was cached.
     private var previousKeySlot: UnsafeMutablePointer<JSONKeyCache.Slot>?
     /// Decoded bytes of strings with escapes.
@@ -98,6 +98,7 @@ struct JSONParser: ~Copyable {
     init(_ base: UnsafePointer<UInt8>, count: Int, options: ArchiveReadingOptions) {
         bytes = base
         end = count
+        keyCache = JSONKeyCache(documentBytes: count)
         hasByteOrderMark = count >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF
         position = hasByteOrderMark ? 3 : 0
         let limits = options.limits
