@@ -62,26 +62,28 @@ struct SQLiteBatch {
                     }
                     lastKey = last.key
                     rows += batch.count
-                    let outcomes = Parallel.map(batch) { row in
+                    var outcomes = Parallel.map(batch) { row in
                         Self.process(row, keyNames: keyNames, place: place, pipeline: pipeline)
                     }
-                    for var outcome in outcomes {
-                        if outcome.isNull { nulls += 1 }
-                        if outcome.entry.error == nil, let output = outcome.output, !dryRun,
+                    // By index, in place: an outcome holds the row's report, too large to copy.
+                    for index in outcomes.indices {
+                        if outcomes[index].isNull { nulls += 1 }
+                        if outcomes[index].entry.error == nil, let output = outcomes[index].output, !dryRun,
                             !failedHere || location.skipsFailed
                         {
-                            try store.write(output, key: outcome.key)
+                            try store.write(output, key: outcomes[index].key)
                             writtenHere += 1
                         }
-                        if outcome.entry.error != nil {
+                        if outcomes[index].entry.error != nil {
                             if location.skipsFailed {
-                                outcome.entry.skipped = true
+                                outcomes[index].entry.skipped = true
                             } else {
                                 failedHere = true
                             }
                         }
-                        progress.advance(changed: outcome.entry.changed, failed: outcome.entry.error != nil)
-                        report.add(outcome.entry)
+                        progress.advance(
+                            changed: outcomes[index].entry.changed, failed: outcomes[index].entry.error != nil)
+                        report.add(outcomes[index].entry)
                     }
                 }
                 if !dryRun {

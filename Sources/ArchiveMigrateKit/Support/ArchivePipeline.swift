@@ -106,12 +106,18 @@ enum Parallel {
     static func map<Input: Sendable, Output: Sendable>(
         _ inputs: [Input], _ body: @escaping @Sendable (Input) -> Output
     ) -> [Output] {
-        if inputs.count == 1, let only = inputs.first { return [body(only)] }
-        let collected = Collected<Output>(count: inputs.count)
-        DispatchQueue.concurrentPerform(iterations: inputs.count) { index in
-            collected.set(body(inputs[index]), at: index)
+        if inputs.count <= 1 { return inputs.map(body) }
+        // Each iteration builds its result in its own element of the array: no lock, no
+        // optional, and no copy of what may be a large result (a batch's outcomes were copied
+        // three times on their way out: 15% of an upgrade of 100,000 small database rows).
+        return [Output](unsafeUninitializedCapacity: inputs.count) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            let slots = DisjointSlots(base: base)
+            DispatchQueue.concurrentPerform(iterations: inputs.count) { index in
+                (slots.base + index).initialize(to: body(inputs[index]))
+            }
+            initialized = inputs.count
         }
-        return collected.values
     }
 
     /// How many archives a batch reads, migrates and holds at once: a few per processor, so
@@ -121,21 +127,9 @@ enum Parallel {
     }
 }
 
-/// Results gathered from `concurrentPerform`, in index order. `@unchecked Sendable`: `lock`
-/// guards `slots`.
-final class Collected<Element>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var slots: [Element?]
-
-    init(count: Int) {
-        slots = Array(repeating: nil, count: count)
-    }
-
-    func set(_ value: Element, at index: Int) {
-        lock.withLock { slots[index] = value }
-    }
-
-    var values: [Element] {
-        lock.withLock { slots.compactMap { $0 } }
-    }
+/// Uninitialized memory whose elements `concurrentPerform`'s iterations initialize, one each.
+/// `@unchecked Sendable`: every iteration writes only the element of its own index, and the
+/// memory is read only after `concurrentPerform` has returned, when all of them have finished.
+private struct DisjointSlots<Element>: @unchecked Sendable {
+    let base: UnsafeMutablePointer<Element>
 }
