@@ -33,6 +33,11 @@ target=$1
 seconds=$2
 shift 2
 name=${target#fuzz-}
+# FUZZ_SANITIZERS=fuzzer: the build without AddressSanitizer (see build.sh).
+case "${FUZZ_SANITIZERS:-fuzzer,address}" in
+fuzzer) binary=".build-fuzzer/release/$target" ;;
+*) binary=".build/release/$target" ;;
+esac
 
 # FUZZ_NO_BUILD=1 runs the binary as last built (by build.sh, or while the sources are edited).
 if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
@@ -48,7 +53,7 @@ trap 'rm -f "$log"' EXIT
 status=0
 started=$SECONDS
 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=0:malloc_context_size=8 \
-    nice -n 10 ".build/release/$target" \
+    nice -n 10 "$binary" \
     -timeout=1 -rss_limit_mb=2048 -max_len=16384 -max_total_time="$seconds" -detect_leaks=0 \
     -print_final_stats=1 -artifact_prefix="artifacts/$target-" -dict="dictionaries/$name.dict" \
     "$@" "corpus-$name" >"$log" 2>&1 || status=$?
@@ -60,7 +65,7 @@ artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
 if [ "$status" -ne 0 ] && [ -n "$artifact" ] && [[ "$artifact" == *-timeout-* ]]; then
     # A timeout can be the scheduler's doing on a busy machine: it counts only if the input is
     # still slower than a second when it runs alone.
-    if SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 ".build/release/$target" -timeout=1 \
+    if SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 "$binary" -timeout=1 \
         -detect_leaks=0 "$artifact" >>"$log" 2>&1; then
         echo "$target: ${executions:-?} executions, stopped early by a timeout that did not reproduce when its input ran alone (kept in Fuzz/$artifact)"
         exit 0
