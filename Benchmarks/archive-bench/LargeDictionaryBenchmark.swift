@@ -9,15 +9,21 @@ enum LargeDictionaryBenchmark {
     static let cases = ["diff", "diff, keys shuffled", "add rules"]
 
     /// Nanoseconds per key, per case and size.
-    static func run(sizes: [Int], runs: Int, progress: (String) -> Void) throws -> [String: [Int: Double]] {
+    static func run(
+        sizes: [Int], cases: [String] = cases, runs: Int, progress: (String) -> Void
+    ) throws -> [String: [Int: Double]] {
         var perKey: [String: [Int: Double]] = [:]
         for size in sizes {
             progress("large dictionaries, \(size) keys")
-            perKey["diff", default: [:]][size] =
-                try median(runs: runs, diff(keys: size, shuffled: false)) / Double(size) * 1e9
-            perKey["diff, keys shuffled", default: [:]][size] =
-                try median(runs: runs, diff(keys: size, shuffled: true)) / Double(size) * 1e9
-            perKey["add rules", default: [:]][size] = try median(runs: runs, addRules(keys: size)) / Double(size) * 1e9
+            for name in cases {
+                let body =
+                    switch name {
+                    case "diff": try diff(keys: size, shuffled: false)
+                    case "diff, keys shuffled": try diff(keys: size, shuffled: true)
+                    default: try addRules(keys: size)
+                    }
+                perKey[name, default: [:]][size] = try median(runs: runs, body) / Double(size) * 1e9
+            }
         }
         return perKey
     }

@@ -5,6 +5,7 @@
 //   swift run -c release archive-bench --json     # machine-readable ratios
 //   swift run -c release archive-bench --stores   # the store cases alone (with --quick, --json)
 //   swift run -c release archive-bench --many-keys   # only objects with 10k, 100k, 1M keys
+//   swift run -c release archive-bench --many-keys --sizes 1000000 --case "add rules"   # one of them
 //
 // Contenders alternate within each run; every figure is the median of at least five runs.
 // Ratios above 1 mean ModelVersioning is faster. Peak memory is measured in a child process per
@@ -44,6 +45,11 @@ if let index = arguments.firstIndex(of: "--runs"), index + 1 < arguments.count, 
     options.runs = max(5, runs)
 }
 
+if let index = arguments.firstIndex(of: "--sizes"), index + 1 < arguments.count {
+    let sizes = arguments[index + 1].split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
+    if !sizes.isEmpty { options.dictionarySizes = sizes }
+}
+
 if arguments.contains("--stores") {
     // The store cases alone (SQLite rows next to Python, batch peak memory), in the same rows.
     do {
@@ -66,9 +72,11 @@ if arguments.contains("--stores") {
 
 do {
     if arguments.contains("--many-keys") {
+        let only = arguments.firstIndex(of: "--case").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+        let cases = LargeDictionaryBenchmark.cases.filter { only == nil || $0 == only }
         let perKey = try LargeDictionaryBenchmark.run(
-            sizes: options.dictionarySizes, runs: options.runs, progress: { _ in })
-        for name in LargeDictionaryBenchmark.cases {
+            sizes: options.dictionarySizes, cases: cases, runs: options.runs, progress: { _ in })
+        for name in cases {
             let figures = options.dictionarySizes.map { size in
                 "\(size) keys: " + (perKey[name]?[size].map { String(format: "%.1f ns", $0) } ?? "n/a")
             }

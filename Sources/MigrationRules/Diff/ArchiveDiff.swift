@@ -104,10 +104,10 @@ public enum ArchiveDiff {
                     guard !isFull else { return }
                     let position = b.index(forKey: key, startingAt: hint)
                     if let position { hint = position + 1 }
+                    let other = position.map { b.value(at: $0) }
                     compareEntry(
-                        key, value, b, position,
-                        otherIsContainer: position.map { b.value(at: $0).isContainer } ?? false,
-                        matched: &matched, at: path)
+                        key, value, position, other, otherIsContainer: other?.isContainer ?? false, matched: &matched,
+                        at: path)
                 }
             }
             for (position, (key, value)) in b.enumerated() where !matched[position] {
@@ -169,25 +169,24 @@ public enum ArchiveDiff {
                         guard !isFull else { return }
                         let position = positions[member]
                         compareEntry(
-                            a.entries[start + member].key, a.entries[start + member].value, b,
-                            position >= 0 ? position : nil, otherIsContainer: containers[member] != 0,
-                            matched: &matched, at: path)
+                            a.entries[start + member].key, a.entries[start + member].value,
+                            position >= 0 ? position : nil, position >= 0 ? b.entries[position].value : nil,
+                            otherIsContainer: containers[member] != 0, matched: &matched, at: path)
                     }
                     start += members
                 }
             }
         }
 
-        /// One key of `a` and its value against `b`'s entry at `position` (`nil`: `b` lacks it),
-        /// whose value is a container when `otherIsContainer`.
+        /// One key of `a` and its value against `other`, the value of `b`'s entry at `position`
+        /// (both `nil`: `b` lacks the key), a container when `otherIsContainer`.
         @inline(__always)
         private mutating func compareEntry(
-            _ key: String, _ value: ArchiveValue, _ b: ArchiveDictionary, _ position: Int?, otherIsContainer: Bool,
+            _ key: String, _ value: ArchiveValue, _ position: Int?, _ other: ArchiveValue?, otherIsContainer: Bool,
             matched: inout [Bool], at path: ArchivePath
         ) {
-            if let position {
+            if let position, let other {
                 matched[position] = true
-                let other = b.value(at: position)
                 if value.isContainer && otherIsContainer {
                     compare(value, other, at: path.appending(key))
                 } else if !equal(value, other) {

@@ -61,10 +61,16 @@ extension CompiledChain {
                 while end < rules.endIndex, case .add = rules[end].operation { end += 1 }
                 if end - index > 1 && target.fields.count + (end - index) > ArchiveDictionary.indexedCount {
                     let first = index
-                    target.fields.appendIfAbsent(count: end - index) { offset in
-                        guard case .add(let key, let value) = rules[first + offset].operation else { return nil }
-                        return (key, value)
-                    }
+                    target.fields.appendIfAbsent(
+                        count: end - index,
+                        key: { offset in
+                            guard case .add(let key, _) = rules[first + offset].operation else { return nil }
+                            return key
+                        },
+                        value: { offset in
+                            guard case .add(_, let value) = rules[first + offset].operation else { return .null }
+                            return value
+                        })
                     index = end
                     continue
                 }

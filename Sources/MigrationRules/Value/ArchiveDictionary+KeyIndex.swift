@@ -118,11 +118,7 @@ final class KeyIndex: @unchecked Sendable {
     /// already: its position then, else `nil` (one probe for both). The table must not be full.
     func insertIfAbsent(_ key: String, at position: Int, in entries: [ArchiveDictionary.Entry]) -> Int? {
         let hash = Self.hash(key)
-        let (bucket, found) = self.bucket(of: key, hash: hash, in: entries)
-        if found { return Self.position(slots[bucket]) }
-        slots[bucket] = Self.tag(hash) | UInt64(truncatingIfNeeded: position &+ 1)
-        occupied &+= 1
-        return nil
+        return insertIfAbsent(key, hash: hash, homeSlot: slots[hash & mask], at: position, in: entries)
     }
 
     /// The position of `key` among `entries`.
@@ -207,15 +203,17 @@ extension ArchiveDictionary {
     }
 
     /// Builds the index for the current entries, or drops it when there are at most half of
-    /// ``indexedCount`` (or, beyond any real archive, more than 2³² − 2).
+    /// ``indexedCount`` (or, beyond any real archive, more than 2³² − 2). `capacity`: the
+    /// entries the table is sized for, when more are about to be appended.
     @usableFromInline
-    mutating func rebuildKeyIndex() {
+    mutating func rebuildKeyIndex(capacity: Int = 0) {
         let count = entries.count
-        guard count > Self.indexedCount / 2, count < Int(UInt32.max) else {
+        let sized = Swift.max(count, capacity)
+        guard sized > Self.indexedCount / 2, sized < Int(UInt32.max) else {
             keyIndex = nil
             return
         }
-        let index = KeyIndex(size: KeyIndex.size(for: count))
+        let index = KeyIndex(size: KeyIndex.size(for: sized))
         for position in 0..<count {
             index.insert(position, in: entries)
         }
@@ -441,36 +439,31 @@ extension KeyIndex {
 }
 
 extension ArchiveDictionary {
-    /// Appends each of `count` keys and values (`pair(0)` to `pair(count - 1)`; `nil` ones are
-    /// skipped) that the
-    /// dictionary does not have yet (the same Unicode scalars), exactly as calling
-    /// ``appendIfAbsent(_:forKey:)`` for each in turn would: a run of `add` rules. A dictionary
-    /// that is or becomes large grows its index once for all of them and looks their keys up a
-    /// group at a time (see `KeyIndex.startGroup`), so that each key costs the same whatever the
-    /// dictionary's size.
-    package mutating func appendIfAbsent(count: Int, _ pair: (Int) -> (key: String, value: ArchiveValue)?) {
+    /// Appends, for each offset from 0 to `count - 1` whose `key(offset)` is not `nil`, that key
+    /// with `value(offset)` unless the dictionary has it already (the same Unicode scalars),
+    /// exactly as calling ``appendIfAbsent(_:forKey:)`` for each in turn would: a run of `add`
+    /// rules. A dictionary that is or becomes large grows its index once for all of them and
+    /// looks their keys up a group at a time (see `KeyIndex.startGroup`), so that each key costs
+    /// the same whatever the dictionary's size; `value` is called only for keys appended.
+    package mutating func appendIfAbsent(
+        count: Int, key: (Int) -> String?, value: (Int) -> ArchiveValue
+    ) {
         let total = entries.count + count
         guard count > 1, total > Self.indexedCount, total < Int(UInt32.max) else {
-            for offset in 0..<count {
-                if case let (key, value)? = pair(offset) { appendIfAbsent(value, forKey: key) }
-            }
+            appendEachIfAbsent(count: count, key: key, value: value)
             return
         }
         entries.reserveCapacity(total)
         // An index with room for every key, built or grown once.
         let size = KeyIndex.size(for: total)
         if keyIndex == nil {
-            let index = KeyIndex(size: size)
-            for position in entries.indices { index.insert(position, in: entries) }
-            keyIndex = index
+            rebuildKeyIndex(capacity: total)
         } else if let index = keyIndex, index.mask + 1 < size {
             keyIndex = index.grown(to: size)
         }
         guard let index = uniqueKeyIndex(), index.firstDuplicate == nil else {
             // Repeated keys (input a reader rejects): one at a time, as the index records them.
-            for offset in 0..<count {
-                if case let (key, value)? = pair(offset) { appendIfAbsent(value, forKey: key) }
-            }
+            appendEachIfAbsent(count: count, key: key, value: value)
             return
         }
         withUnsafeTemporaryAllocation(of: Int.self, capacity: KeyIndex.groupSize) { hashes in
@@ -479,18 +472,27 @@ extension ArchiveDictionary {
                 var start = 0
                 while start < count {
                     let members = Swift.min(KeyIndex.groupSize, count - start)
-                    index.startGroup(count: members, hashes: hashes, homes: homes) { pair(start + $0)?.key ?? "" }
+                    index.startGroup(count: members, hashes: hashes, homes: homes) { key(start + $0) ?? "" }
                     for member in 0..<members {
-                        guard case let (key, value)? = pair(start + member) else { continue }
+                        guard let added = key(start + member) else { continue }
                         if index.insertIfAbsent(
-                            key, hash: hashes[member], homeSlot: homes[member], at: entries.count, in: entries) == nil
+                            added, hash: hashes[member], homeSlot: homes[member], at: entries.count, in: entries)
+                            == nil
                         {
-                            entries.append(Entry(key: key, value: value))
+                            entries.append(Entry(key: added, value: value(start + member)))
                         }
                     }
                     start += members
                 }
             }
+        }
+    }
+
+    /// ``appendIfAbsent(count:key:value:)`` one key after another.
+    private mutating func appendEachIfAbsent(count: Int, key: (Int) -> String?, value: (Int) -> ArchiveValue) {
+        for offset in 0..<count {
+            guard let added = key(offset), index(forKey: added) == nil else { continue }
+            appendUnchecked(value(offset), forKey: added)
         }
     }
 }

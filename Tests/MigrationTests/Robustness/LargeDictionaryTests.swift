@@ -263,10 +263,17 @@ struct LargeDictionaryTests {
             var oneByOne = dictionary
             for (key, value) in added { oneByOne.appendIfAbsent(value, forKey: key) }
             var batched = dictionary
-            batched.appendIfAbsent(count: added.count + 1) { $0 < added.count ? added[$0] : nil }
+            var valuesRead = 0
+            batched.appendIfAbsent(
+                count: added.count + 1, key: { $0 < added.count ? added[$0].key : nil },
+                value: {
+                    valuesRead += 1
+                    return added[$0].value
+                })
             #expect(batched.keys.map { Array($0.utf8) } == oneByOne.keys.map { Array($0.utf8) }, "trial \(trial)")
             #expect(batched.values.elementsEqual(oneByOne.values), "trial \(trial)")
             #expect(batched.keyIndexIsConsistent, "trial \(trial)")
+            #expect(valuesRead == batched.count - dictionary.count, "values are read for added keys only")
             #expect(dictionary.count == entries.count, "the original is not changed (trial \(trial))")
         }
     }
