@@ -272,8 +272,10 @@ final class ProbeDecoder: Decoder {
     }
 
     /// Records the key `key` of type `type`, and the nested types it reaches (unless the key is
-    /// never archived).
+    /// never archived). An ``UnknownFields`` property is no key of the archive (it holds the keys
+    /// the model does not know, written back beside its own): nothing is recorded for it.
     func record<T: Decodable>(_ key: String, _ type: T.Type, optional: Bool) throws {
+        if T.self == UnknownFields.self { return }
         guard record(key, typeName: SchemaProbe.describe(type), optional: optional) else { return }
         try explore(T.self)
     }

@@ -14,6 +14,9 @@ public final class Circle: SketchShape {
     public var r: Double
     /// How the outline is drawn.
     public var style: Style
+    /// What the archive held that this release does not know (values a later release kept
+    /// for its way back), written back unchanged.
+    public var unknownFields = UnknownFields()
 
     /// Creates a circle.
     public init(x: Double, y: Double, r: Double, style: Style) {

@@ -22,6 +22,9 @@ public final class Drawing: VersionedModel {
     @Polymorphic public var shapes: [any SketchShape]
     /// The placed models.
     public var models: [Model]
+    /// What the archive held that this release does not know (values a later release kept
+    /// for its way back), written back unchanged.
+    public var unknownFields = UnknownFields()
 
     /// Creates a drawing.
     public init(title: String, author: String, created: Date, shapes: [any SketchShape], models: [Model]) {
@@ -39,7 +42,7 @@ public final class Drawing: VersionedModel {
     public static let allowedTypes: [String: [any VersionedModel.Type]] = ["shapes": [Circle.self, Rect.self]]
 
     private enum CodingKeys: String, CodingKey {
-        case title, meta, shapes, models
+        case title, meta, shapes, models, unknownFields
     }
 
     private enum MetaKeys: String, CodingKey {
@@ -55,6 +58,7 @@ public final class Drawing: VersionedModel {
         created = try meta.decode(Date.self, forKey: .created)
         _shapes = try container.decode(Polymorphic<[any SketchShape]>.self, forKey: .shapes)
         models = try container.decode([Model].self, forKey: .models)
+        unknownFields = try container.decode(UnknownFields.self, forKey: .unknownFields)
     }
 
     /// Encodes the archived shape, the author and date into `meta`.
@@ -66,6 +70,7 @@ public final class Drawing: VersionedModel {
         try meta.encode(created, forKey: .created)
         try container.encode(_shapes, forKey: .shapes)
         try container.encode(models, forKey: .models)
+        try container.encode(unknownFields, forKey: .unknownFields)
     }
 }
 

@@ -28,6 +28,9 @@ public final class Model: VersionedModel {
     public var kind: Int
     /// Reserved for the future; always `0`.
     public var para: Int
+    /// What the archive held that this release does not know (values a later release kept
+    /// for its way back), written back unchanged.
+    public var unknownFields = UnknownFields()
 
     /// Creates a model; the thumbnail is loaded from its file.
     public init(name: String, type: String, rect: Frame, flag: UInt, kind: Int, para: Int = 0) {
@@ -47,7 +50,7 @@ public final class Model: VersionedModel {
     public static let encodingBehaviors: [String: EncodingBehavior] = ["image": .excluded]
 
     private enum CodingKeys: String, CodingKey {
-        case name, type, image, rect, flag, kind, para
+        case name, type, image, rect, flag, kind, para, unknownFields
     }
 
     /// Loads the thumbnail, as `initWithCoder:` did when the name was non-empty.

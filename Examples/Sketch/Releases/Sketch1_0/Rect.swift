@@ -18,6 +18,9 @@ public final class Rect: SketchShape {
     public var h: Double
     /// How the outline is drawn.
     public var style: Style
+    /// What the archive held that this release does not know (values a later release kept
+    /// for its way back), written back unchanged.
+    public var unknownFields = UnknownFields()
 
     /// Creates a rectangle.
     public init(x: Double, y: Double, w: Double, h: Double, style: Style) {

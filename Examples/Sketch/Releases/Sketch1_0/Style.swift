@@ -6,6 +6,9 @@ import ModelVersioning
 public struct Style: VersionedModel, Hashable, Sendable {
     /// The stroke colour, as `#RRGGBB`.
     public var color: String
+    /// What the archive held that this release does not know (values a later release kept
+    /// for its way back), written back unchanged.
+    public var unknownFields = UnknownFields()
 
     /// Creates a style.
     public init(color: String) {
@@ -14,4 +17,15 @@ public struct Style: VersionedModel, Hashable, Sendable {
 
     /// The first version.
     public static let modelVersion = 1
+}
+
+extension Style {
+    /// Equal values (what the archive kept for a later release aside).
+    public static func == (lhs: Style, rhs: Style) -> Bool {
+        lhs.color == rhs.color
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(color)
+    }
 }

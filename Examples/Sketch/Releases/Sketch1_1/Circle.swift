@@ -12,6 +12,9 @@ public final class Circle: SketchShape {
     public var r: Double
     /// How the outline is drawn.
     public var style: Style
+    /// What the archive held that this release does not know (values a later release kept
+    /// for its way back), written back unchanged.
+    public var unknownFields = UnknownFields()
 
     /// Creates a circle.
     public init(center: Point, r: Double, style: Style) {

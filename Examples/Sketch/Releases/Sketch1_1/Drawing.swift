@@ -25,6 +25,9 @@ public final class Drawing: VersionedModel {
     @Polymorphic public var shapes: [any SketchShape]
     /// The placed models.
     public var models: [Model]
+    /// What the archive held that this release does not know (values a later release kept
+    /// for its way back), written back unchanged.
+    public var unknownFields = UnknownFields()
 
     /// Creates a drawing.
     public init(
@@ -51,7 +54,7 @@ public final class Drawing: VersionedModel {
     ]
 
     private enum CodingKeys: String, CodingKey {
-        case title, meta, canvasColor, shapes, models
+        case title, meta, canvasColor, shapes, models, unknownFields
     }
 
     private enum MetaKeys: String, CodingKey {
@@ -68,6 +71,7 @@ public final class Drawing: VersionedModel {
         canvasColor = try container.decode(String.self, forKey: .canvasColor)
         _shapes = try container.decode(Polymorphic<[any SketchShape]>.self, forKey: .shapes)
         models = try container.decode([Model].self, forKey: .models)
+        unknownFields = try container.decode(UnknownFields.self, forKey: .unknownFields)
     }
 
     /// Encodes the archived shape, the author and date into `meta`.
@@ -80,6 +84,7 @@ public final class Drawing: VersionedModel {
         try container.encode(canvasColor, forKey: .canvasColor)
         try container.encode(_shapes, forKey: .shapes)
         try container.encode(models, forKey: .models)
+        try container.encode(unknownFields, forKey: .unknownFields)
     }
 }
 

@@ -28,6 +28,9 @@ public final class Model: VersionedModel {
     public var kind: Int
     /// Reserved for the future; always `0`.
     public var para: Int
+    /// What the archive held that this release does not know (values a later release kept
+    /// for its way back), written back unchanged.
+    public var unknownFields = UnknownFields()
 
     /// Creates a model; the thumbnail is loaded from its file.
     public init(name: String, category: String, rect: Frame, flag: UInt, kind: Int, para: Int = 0) {
@@ -52,7 +55,7 @@ public final class Model: VersionedModel {
     ]
 
     private enum CodingKeys: String, CodingKey {
-        case name, category, image, rect, flag, kind, para
+        case name, category, image, rect, flag, kind, para, unknownFields
     }
 
     /// Loads the thumbnail, as `initWithCoder:` did when the name was non-empty.

@@ -9,6 +9,9 @@ public struct Style: VersionedModel, Hashable, Sendable {
     public var stroke: String
     /// The stroke width, in points.
     public var width: Double
+    /// What the archive held that this release does not know (values a later release kept
+    /// for its way back), written back unchanged.
+    public var unknownFields = UnknownFields()
 
     /// Creates a style.
     public init(stroke: String, width: Double = 1.0) {
@@ -25,4 +28,16 @@ public struct Style: VersionedModel, Hashable, Sendable {
             from: 1, to: 2, name: "app 1.1: stroke and width",
             rules: [.rename("color", to: "stroke"), .add("width", default: 1.0)])
     ]
+}
+
+extension Style {
+    /// Equal values (what the archive kept for a later release aside).
+    public static func == (lhs: Style, rhs: Style) -> Bool {
+        lhs.stroke == rhs.stroke && lhs.width == rhs.width
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(stroke)
+        hasher.combine(width)
+    }
 }
