@@ -430,6 +430,21 @@ struct WayDownTests {
         #expect(error?.code == .invalidWayDown)
         #expect(error?.path == "$wayBack.version")
     }
+
+    @Test("a kept reference names its kept field by the field's exact scalars, not a canonically equal spelling")
+    func keptReferenceKeysAreExact() throws {
+        var tree = try BoardApp.archive(readableBy: "1.0")
+        try MigrationPass(catalog: try BoardApp.firstRelease()).upgrade(&tree)
+        // "café" kept in its composed spelling; the reference names the decomposed one.
+        Self.setRoot(&tree) { root in
+            root.fields["$wayBack"] = [
+                "type": "Board", "version": 2, "fields": ["caf\u{E9}": 1], "references": [["cafe\u{301}", 1]],
+            ]
+        }
+        let error = archiveError { try MigrationPass(catalog: try BoardApp.today()).upgrade(&tree) }
+        #expect(error?.code == .invalidWayDown)
+        #expect(error?.path == "$wayBack.references")
+    }
 }
 
 struct Failure: Error, CustomStringConvertible {

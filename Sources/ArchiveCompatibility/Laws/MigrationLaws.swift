@@ -411,7 +411,7 @@ private struct ChainRun {
         for step in steps where step.from >= version && step.to <= current {
             for rule in step.rules {
                 for (from, to) in rule.renamedKeys {
-                    defaults = defaults.map { $0.key == from ? (to, $0.value) : $0 }
+                    defaults = defaults.map { $0.key.hasSameScalars(as: from) ? (to, $0.value) : $0 }
                 }
                 defaults += rule.addedDefaults
             }
@@ -432,7 +432,7 @@ private struct ChainRun {
                 value = value?.keyedEntries?[key]
                 let restored = value ?? .null
                 if defaults.contains(where: {
-                    $0.key == key && ($0.value == restored || ($0.value.isNull && restored.isNull))
+                    $0.key.hasSameScalars(as: key) && ($0.value == restored || ($0.value.isNull && restored.isNull))
                 }) {
                     return true
                 }

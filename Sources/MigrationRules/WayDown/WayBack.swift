@@ -270,7 +270,7 @@ extension WayBack {
                 guard case .array(let items) = pair, items.count == 2, case .string(let text) = items[0],
                     let parsed = try? ArchivePath(parsing: text), case .key(let key)? = parsed.components.first,
                     parsed.components.allSatisfy(Self.isKeyOrIndex),
-                    let keptIndex = kept.firstIndex(where: { $0.key == key && $0.original != nil })
+                    let keptIndex = kept.firstIndex(where: { $0.key.hasSameScalars(as: key) && $0.original != nil })
                 else {
                     throw invalid(
                         "each reference is a pair [path of a kept field, anchor]; entry \(index) is not",
@@ -327,7 +327,7 @@ extension WayBack {
     @inline(__always)
     static func index(in fields: ArchiveDictionary) -> Int? {
         for index in fields.entries.indices where fields.entries[index].key.utf8.first == UInt8(ascii: "$") {
-            if fields.entries[index].key == key { return index }
+            if fields.entries[index].key.hasSameScalars(as: key) { return index }
         }
         return nil
     }
