@@ -46,24 +46,36 @@ struct SQLiteBatch {
         var rolledBack = (transactions: 0, rows: 0)
         var stopped: ArchiveError?
         var finished = false
+        let process: @Sendable (SQLiteColumn.Row) -> Outcome = { row in
+            Self.process(row, keyNames: keyNames, place: place, pipeline: pipeline)
+        }
         while !finished {
             var rows = 0
             var writtenHere = 0
             var failedHere = false
+            // The window being migrated on the other threads while this one reads the next window
+            // and writes the one before.
+            var inFlight: Parallel.Window<Outcome>?
             do {
                 if !dryRun { try database.execute("BEGIN IMMEDIATE", purpose: "start a transaction") }
-                while rows < location.batchSize {
-                    let batch = try store.rows(
-                        after: lastKey, limit: min(Self.windowRows, location.batchSize - rows),
-                        byteLimit: Self.windowBytes)
-                    guard let last = batch.last else {
-                        finished = true
-                        break
+                while true {
+                    var next: [SQLiteColumn.Row] = []
+                    if rows < location.batchSize && !finished {
+                        next = try store.rows(
+                            after: lastKey, limit: min(Self.windowRows, location.batchSize - rows),
+                            byteLimit: Self.windowBytes)
+                        if let last = next.last {
+                            lastKey = last.key
+                            rows += next.count
+                        } else {
+                            finished = true
+                        }
                     }
-                    lastKey = last.key
-                    rows += batch.count
-                    var outcomes = Parallel.map(batch) { row in
-                        Self.process(row, keyNames: keyNames, place: place, pipeline: pipeline)
+                    let done = inFlight?.wait()
+                    inFlight = next.isEmpty ? nil : Parallel.Window(next, process)
+                    guard var outcomes = done else {
+                        if inFlight == nil { break }
+                        continue
                     }
                     // By index, in place: an outcome holds the row's report, too large to copy.
                     for index in outcomes.indices {
@@ -85,6 +97,7 @@ struct SQLiteBatch {
                             changed: outcomes[index].entry.changed, failed: outcomes[index].entry.error != nil)
                         report.add(outcomes[index].entry)
                     }
+                    if inFlight == nil { break }
                 }
                 if !dryRun {
                     if failedHere {
@@ -98,7 +111,8 @@ struct SQLiteBatch {
                 }
             } catch {
                 // The database failed (not an archive): stop, leaving this transaction's rows as
-                // they were.
+                // they were (once the window in flight, which only migrates, is done).
+                _ = inFlight?.wait()
                 if database.inTransaction { try? database.execute("ROLLBACK", purpose: "roll back a transaction") }
                 stopped =
                     (error as? ArchiveError) ?? ArchiveError(.io, "\(location.shownAs) failed", underlyingError: error)

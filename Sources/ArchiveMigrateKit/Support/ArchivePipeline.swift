@@ -120,6 +120,32 @@ enum Parallel {
         }
     }
 
+    /// ``map(_:_:)`` on other threads while the caller goes on: a batch starts a window, reads
+    /// the next one and writes the one before while it runs, then waits for it, so that no
+    /// processor waits for the one thread that reads and writes.
+    ///
+    /// `@unchecked Sendable`: `outputs` is written by the one task the window starts, before it
+    /// leaves `group`, and read only after `wait()` has seen it leave.
+    final class Window<Output: Sendable>: @unchecked Sendable {
+        private let group = DispatchGroup()
+        private var outputs: [Output] = []
+
+        /// Starts `body` on every input.
+        init<Input: Sendable>(_ inputs: [Input], _ body: @escaping @Sendable (Input) -> Output) {
+            group.enter()
+            DispatchQueue.global().async { [self] in
+                outputs = Parallel.map(inputs, body)
+                group.leave()
+            }
+        }
+
+        /// The outputs, in input order, once every input is done.
+        func wait() -> [Output] {
+            group.wait()
+            return outputs
+        }
+    }
+
     /// How many archives a batch reads, migrates and holds at once: a few per processor, so
     /// that memory depends on the largest archive, not on how many there are.
     static var windowWidth: Int {
