@@ -35,6 +35,7 @@ final class KeyIndex: @unchecked Sendable {
     init(size: Int) {
         mask = size - 1
         slots = .allocate(capacity: size)
+        LargeMemory.preferHugePages(UnsafeMutableRawPointer(slots), bytes: size * MemoryLayout<UInt64>.stride)
         slots.initialize(repeating: 0, count: size)
     }
 
@@ -454,6 +455,7 @@ extension ArchiveDictionary {
             return
         }
         entries.reserveCapacity(total)
+        LargeMemory.preferHugePages(for: &entries)
         // An index with room for every key, built or grown once.
         let size = KeyIndex.size(for: total)
         if keyIndex == nil {
