@@ -278,18 +278,20 @@ struct LargeDictionaryTests {
         }
     }
 
-    @Test("the diff of large objects equals a reference diff: random edits, any key order, keys in other storage")
-    func largeDiffMatchesReference() {
+    @Test(
+        "the diff of large objects equals a reference diff: random edits, any key order, keys in other storage",
+        arguments: [(40, 300, 40), (4_096, 6_000, 12)])
+    func largeDiffMatchesReference(smallest: Int, spread: Int, trials: Int) {
         var random = SplitMix64(seed: 0xD1FF2)
-        let shortPool = keyPool(400)
+        let shortPool = keyPool(smallest + spread + 20)
         // Keys of more than 15 UTF-8 bytes live in storage of their own: the second object's
         // copies have the same scalars in other storage, so they are told equal by their
         // scalars, never by their bits.
         let longPool = shortPool.map { $0 + " and more than fifteen bytes" }
-        for trial in 0..<40 {
+        for trial in 0..<trials {
             let storedApart = trial % 4 >= 2
             let pool = storedApart ? longPool : shortPool
-            let count = 40 + Int(random.next() % 300)
+            let count = smallest + Int(random.next() % UInt64(spread))
             let old = ArchiveDictionary(
                 pool.prefix(count).enumerated().map { offset, key in
                     (key, offset % 9 == 0 ? ["inner": .int(Int64(offset))] : .int(Int64(offset)))
