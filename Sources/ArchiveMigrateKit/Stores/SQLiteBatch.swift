@@ -58,7 +58,7 @@ struct SQLiteBatch {
             var inFlight: Parallel.Window<Outcome>?
             do {
                 if !dryRun { try database.execute("BEGIN IMMEDIATE", purpose: "start a transaction") }
-                while true {
+                repeat {
                     var next: [SQLiteColumn.Row] = []
                     if rows < location.batchSize && !finished {
                         next = try store.rows(
@@ -73,10 +73,7 @@ struct SQLiteBatch {
                     }
                     let done = inFlight?.wait()
                     inFlight = next.isEmpty ? nil : Parallel.Window(next, process)
-                    guard var outcomes = done else {
-                        if inFlight == nil { break }
-                        continue
-                    }
+                    guard var outcomes = done else { continue }
                     // By index, in place: an outcome holds the row's report, too large to copy.
                     for index in outcomes.indices {
                         if outcomes[index].isNull { nulls += 1 }
@@ -97,8 +94,7 @@ struct SQLiteBatch {
                             changed: outcomes[index].entry.changed, failed: outcomes[index].entry.error != nil)
                         report.add(outcomes[index].entry)
                     }
-                    if inFlight == nil { break }
-                }
+                } while inFlight != nil
                 if !dryRun {
                     if failedHere {
                         try database.execute("ROLLBACK", purpose: "roll back a transaction")

@@ -172,6 +172,33 @@ struct SQLiteStoreTests {
         }
     }
 
+    @Test(
+        "a failing row rolls back a transaction of several windows, whether it is in the first window or the last",
+        arguments: [100, 2_400])
+    func failingRowRollsBackEveryWindow(failing: Int) throws {
+        // 2,500 rows in one transaction (the default batch of 10,000) are read, migrated and
+        // written a window of 1,000 at a time, the next window migrated while the one before is
+        // written: a failure in any window leaves every row of the transaction as it was.
+        #expect(SQLiteBatch.windowRows < 2_500)
+        let scratch = try ScratchFolder()
+        let database = try TestDatabase.create(
+            at: scratch.url.appendingPathComponent("sketch.sqlite"),
+            schema: "CREATE TABLE drawings (id INTEGER PRIMARY KEY, doc TEXT)")
+        let rows: [[SQLiteValue]] = try (0..<2_500).map { index in
+            [.text(index == failing ? Data(#"{"$archive": 1, "root": "#.utf8) : try Self.version1(index))]
+        }
+        try database.insert("INSERT INTO drawings (doc) VALUES (?)", rows: rows)
+        try scratch.copy(fixture: "archives/rules.json", to: "rules.json")
+        let before = try database.rows("SELECT doc FROM drawings ORDER BY id")
+
+        let run = try ToolProcess.run(Self.arguments("upgrade", column: "doc"), in: scratch.url)
+        #expect(run.status == 2)
+        #expect(run.standardError.contains("row id \(failing + 1))"), "\(run.standardError)")
+        #expect(run.standardError.contains("1 row failed: its 1 transaction (2500 rows) was rolled back"))
+        #expect(try database.rows("SELECT doc FROM drawings ORDER BY id") == before)
+        #expect(try database.integrityCheck() == "ok")
+    }
+
     @Test("identifiers are quoted; a table without a rowid needs --key, which must name one row")
     func identifiersAndKeys() throws {
         let scratch = try ScratchFolder()
