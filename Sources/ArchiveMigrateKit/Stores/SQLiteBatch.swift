@@ -46,8 +46,9 @@ struct SQLiteBatch {
         var rolledBack = (transactions: 0, rows: 0)
         var stopped: ArchiveError?
         var finished = false
+        let keepsReports = report.format == .json
         let process: @Sendable (SQLiteColumn.Row) -> Outcome = { row in
-            Self.process(row, keyNames: keyNames, place: place, pipeline: pipeline)
+            Self.process(row, keyNames: keyNames, place: place, pipeline: pipeline, keepingReport: keepsReports)
         }
         while !finished {
             var rows = 0
@@ -63,7 +64,7 @@ struct SQLiteBatch {
                     if rows < location.batchSize && !finished {
                         next = try store.rows(
                             after: lastKey, limit: min(Self.windowRows, location.batchSize - rows),
-                            byteLimit: Self.windowBytes)
+                            byteLimit: Self.windowBytes, sharingBuffer: true)
                         if let last = next.last {
                             lastKey = last.key
                             rows += next.count
@@ -73,7 +74,7 @@ struct SQLiteBatch {
                     }
                     let done = inFlight?.wait()
                     inFlight = next.isEmpty ? nil : Parallel.Window(next, process)
-                    guard var outcomes = done else { continue }
+                    guard var outcomes = consume done else { continue }
                     // By index, in place: an outcome holds the row's report, too large to copy.
                     for index in outcomes.indices {
                         if outcomes[index].isNull { nulls += 1 }
@@ -92,8 +93,12 @@ struct SQLiteBatch {
                         }
                         progress.advance(
                             changed: outcomes[index].entry.changed, failed: outcomes[index].entry.error != nil)
+                        if report.format == .json {
+                            outcomes[index].entry.name = store.describe(outcomes[index].key)
+                        }
                         report.add(outcomes[index].entry)
                     }
+                    Parallel.releaseElsewhere(consume outcomes)
                 } while inFlight != nil
                 if !dryRun {
                     if failedHere {
@@ -149,12 +154,14 @@ struct SQLiteBatch {
         return report.finish(notes: notes, wrote: written > 0)
     }
 
+    /// Migrates one row. Its name is built only for a message that says it (``Outcome/entry``'s
+    /// name is left empty: the batch names the rows its JSON report lists), and its migration
+    /// report is kept only for the JSON report (the text report counts rows).
     static func process(
-        _ row: SQLiteColumn.Row, keyNames: [String], place: String, pipeline: ArchivePipeline
+        _ row: SQLiteColumn.Row, keyNames: [String], place: String, pipeline: ArchivePipeline, keepingReport: Bool
     ) -> Outcome {
-        let key = zip(keyNames, row.key).map { "\($0) \($1.literal)" }.joined(separator: " and ")
-        let shownAs = "\(place), row \(key)"
-        var outcome = Outcome(key: row.key, entry: BatchReport.Entry(name: key))
+        func shownAs() -> String { "\(place), row \(SQLiteColumn.describe(row.key, keyNames: keyNames))" }
+        var outcome = Outcome(key: row.key, entry: BatchReport.Entry(name: ""))
         let bytes: Data
         let isText: Bool
         switch row.value {
@@ -162,25 +169,27 @@ struct SQLiteBatch {
             outcome.isNull = true
             return outcome
         case .text(let data):
-            (bytes, isText) = (data, true)
+            (bytes, isText) = (Self.ownCopy(data), true)
         case .blob(let data):
-            (bytes, isText) = (data, false)
+            (bytes, isText) = (Self.ownCopy(data), false)
         case .integer, .real:
             outcome.entry.error = ArchiveError(
                 .unsupportedFormat,
-                "\(shownAs) holds \(row.value.typeName == "integer" ? "an integer" : "a real"), not an archive")
+                "\(shownAs()) holds \(row.value.typeName == "integer" ? "an integer" : "a real"), not an archive")
             return outcome
         }
         do {
-            let result = try pipeline.run(bytes, shownAs: shownAs, writingUnchanged: false)
+            var result = try pipeline.run(bytes, shownAs: shownAs(), writingUnchanged: false)
+            let output = result.output.take()
+            if !keepingReport { result.report = nil }
             outcome.entry.result = result
-            guard let output = result.output else { return outcome }
+            guard let output else { return outcome }
             if isText {
                 // TEXT stays TEXT: only text formats can go back into it.
                 guard result.format == .json || result.format == .xmlPropertyList else {
                     throw ArchiveError(
                         .invalidValue,
-                        "\(shownAs) holds a \(result.format) as TEXT, and written back it would be binary; store it as a BLOB"
+                        "\(shownAs()) holds a \(result.format) as TEXT, and written back it would be binary; store it as a BLOB"
                     )
                 }
                 outcome.output = .text(output)
@@ -191,9 +200,18 @@ struct SQLiteBatch {
             outcome.entry.error = error
             outcome.entry.result = nil
         } catch {
-            outcome.entry.error = ArchiveError(.migrationFailed, "\(shownAs) failed", underlyingError: error)
+            outcome.entry.error = ArchiveError(.migrationFailed, "\(shownAs()) failed", underlyingError: error)
             outcome.entry.result = nil
         }
         return outcome
+    }
+
+    /// `data`'s bytes in storage of their own, indexed from 0: a row's archive is a slice of
+    /// its window's buffer, copied here on a migrating thread.
+    private static func ownCopy(_ data: Data) -> Data {
+        data.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress, !buffer.isEmpty else { return Data() }
+            return Data(bytes: base, count: buffer.count)
+        }
     }
 }

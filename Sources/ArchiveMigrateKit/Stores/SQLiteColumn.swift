@@ -128,21 +128,45 @@ final class SQLiteColumn {
 
     /// The next rows in key order after `key` (from the first when `nil`): at most `limit`, and
     /// no more once their archives hold `byteLimit` bytes (at least one row).
-    func rows(after key: [SQLiteValue]?, limit: Int, byteLimit: Int) throws -> [Row] {
+    ///
+    /// With `sharingBuffer`, the rows' text and blob values are slices of one buffer that holds
+    /// the bytes of all of them (their indices do not start at 0): one allocation per window
+    /// instead of two per row on the thread that reads, which a batch's other threads wait for.
+    func rows(after key: [SQLiteValue]?, limit: Int, byteLimit: Int, sharingBuffer: Bool = false) throws -> [Row] {
         let statement = key == nil ? select : selectAfter
         defer { statement.reset() }
         try statement.bind((key ?? []) + [.integer(Int64(limit))])
         var rows: [Row] = []
         var bytes = 0
         let width = Int32(keyExpressions.count)
+        var shared = Data()
+        var ranges: [Range<Int>?] = []
         while try statement.step() {
-            let row = Row(key: (0..<width).map { statement.value(at: $0) }, value: statement.value(at: width))
-            rows.append(row)
-            switch row.value {
-            case .text(let data), .blob(let data): bytes += data.count
-            default: break
+            let key = (0..<width).map { statement.value(at: $0) }
+            if sharingBuffer, let (range, isText) = statement.appendBytes(at: width, to: &shared) {
+                // The value is filled in below, once the buffer holds every row's bytes.
+                rows.append(Row(key: key, value: isText ? .text(Data()) : .blob(Data())))
+                ranges.append(range)
+                bytes += range.count
+            } else {
+                let row = Row(key: key, value: statement.value(at: width))
+                rows.append(row)
+                if sharingBuffer { ranges.append(nil) }
+                switch row.value {
+                case .text(let data), .blob(let data): bytes += data.count
+                default: break
+                }
             }
             if bytes >= byteLimit { break }
+        }
+        if sharingBuffer {
+            for index in rows.indices {
+                guard let range = ranges[index] else { continue }
+                switch rows[index].value {
+                case .text: rows[index].value = .text(shared[range])
+                default: rows[index].value = .blob(shared[range])
+                }
+            }
         }
         return rows
     }
@@ -153,9 +177,12 @@ final class SQLiteColumn {
     ///   more.
     func write(_ value: SQLiteValue, key: [SQLiteValue]) throws {
         guard let update else { throw ArchiveError(.io, "\(database.shownAs) was opened read-only") }
-        defer { update.reset() }
-        try update.bind([value] + key)
-        _ = try update.step()
+        try update.withBound(value, at: 1) {
+            // Reset before the archive's bytes, bound in place, go away.
+            defer { update.reset() }
+            try update.bind(key, from: 2)
+            _ = try update.step()
+        }
         guard database.changes == 1 else {
             throw ArchiveError(.io, "\(describe(key)) of \(table) is gone: no row was written")
         }
@@ -163,6 +190,10 @@ final class SQLiteColumn {
 
     /// `Z_PK 42`, `id 'a' and n 3`: a row's key as messages show it.
     func describe(_ key: [SQLiteValue]) -> String {
+        Self.describe(key, keyNames: keyNames)
+    }
+
+    static func describe(_ key: [SQLiteValue], keyNames: [String]) -> String {
         zip(keyNames, key).map { "\($0) \($1.literal)" }.joined(separator: " and ")
     }
 

@@ -175,30 +175,64 @@ final class SQLiteStatement {
     /// Binds values to the parameters `?1`, `?2`, … (the blob and text values are copied).
     func bind(_ values: [SQLiteValue], from first: Int32 = 1) throws {
         for (offset, value) in values.enumerated() {
-            let index = first + Int32(offset)
-            let result: Int32
-            switch value {
-            case .null: result = sqlite3_bind_null(handle, index)
-            case .integer(let number): result = sqlite3_bind_int64(handle, index, number)
-            case .real(let number): result = sqlite3_bind_double(handle, index, number)
-            case .text(let bytes):
-                result = bytes.withUnsafeBytes { buffer in
-                    guard let base = buffer.baseAddress, !buffer.isEmpty else {
-                        return sqlite3_bind_text(handle, index, "", 0, Self.transient)
-                    }
-                    return sqlite3_bind_text(
-                        handle, index, base.assumingMemoryBound(to: CChar.self), Int32(clamping: buffer.count),
-                        Self.transient)
+            try bind(value, at: first + Int32(offset))
+        }
+    }
+
+    /// Binds `value` to the parameter `?index` (a blob or text value is copied).
+    func bind(_ value: SQLiteValue, at index: Int32) throws {
+        let result: Int32
+        switch value {
+        case .null: result = sqlite3_bind_null(handle, index)
+        case .integer(let number): result = sqlite3_bind_int64(handle, index, number)
+        case .real(let number): result = sqlite3_bind_double(handle, index, number)
+        case .text(let bytes):
+            result = bytes.withUnsafeBytes { buffer in
+                guard let base = buffer.baseAddress, !buffer.isEmpty else {
+                    return sqlite3_bind_text(handle, index, "", 0, Self.transient)
                 }
-            case .blob(let bytes):
-                result = bytes.withUnsafeBytes { buffer in
-                    guard let base = buffer.baseAddress, !buffer.isEmpty else {
-                        return sqlite3_bind_zeroblob(handle, index, 0)
-                    }
-                    return sqlite3_bind_blob(handle, index, base, Int32(clamping: buffer.count), Self.transient)
-                }
+                return sqlite3_bind_text(
+                    handle, index, base.assumingMemoryBound(to: CChar.self), Int32(clamping: buffer.count),
+                    Self.transient)
             }
-            guard result == SQLITE_OK else { throw database.error(result, purpose) }
+        case .blob(let bytes):
+            result = bytes.withUnsafeBytes { buffer in
+                guard let base = buffer.baseAddress, !buffer.isEmpty else {
+                    return sqlite3_bind_zeroblob(handle, index, 0)
+                }
+                return sqlite3_bind_blob(handle, index, base, Int32(clamping: buffer.count), Self.transient)
+            }
+        }
+        guard result == SQLITE_OK else { throw database.error(result, purpose) }
+    }
+
+    /// Runs `body` with `value` bound to the parameter `?index` without copying its bytes (they
+    /// stay valid while `body` runs): for a statement `body` steps and resets.
+    func withBound<Result>(_ value: SQLiteValue, at index: Int32, _ body: () throws -> Result) throws -> Result {
+        switch value {
+        case .text(let bytes), .blob(let bytes):
+            let isText = if case .text = value { true } else { false }
+            return try bytes.withUnsafeBytes { buffer in
+                let result: Int32
+                if let base = buffer.baseAddress, !buffer.isEmpty {
+                    result =
+                        isText
+                        ? sqlite3_bind_text(
+                            handle, index, base.assumingMemoryBound(to: CChar.self), Int32(clamping: buffer.count),
+                            Self.static)
+                        : sqlite3_bind_blob(handle, index, base, Int32(clamping: buffer.count), Self.static)
+                } else {
+                    result =
+                        isText
+                        ? sqlite3_bind_text(handle, index, "", 0, Self.transient)
+                        : sqlite3_bind_zeroblob(handle, index, 0)
+                }
+                guard result == SQLITE_OK else { throw database.error(result, purpose) }
+                return try body()
+            }
+        default:
+            try bind(value, at: index)
+            return try body()
         }
     }
 
@@ -237,6 +271,23 @@ final class SQLiteStatement {
         }
     }
 
+    /// Appends the bytes of column `index` of the current row to `buffer` when it is text or a
+    /// blob: where they went, and whether it is text; `nil` for other values.
+    func appendBytes(at index: Int32, to buffer: inout Data) -> (range: Range<Int>, isText: Bool)? {
+        let isText: Bool
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_TEXT: isText = true
+        case SQLITE_BLOB: isText = false
+        default: return nil
+        }
+        // The pointer first, then the count: SQLite's documented order.
+        let bytes = isText ? UnsafeRawPointer(sqlite3_column_text(handle, index)) : sqlite3_column_blob(handle, index)
+        let count = Int(sqlite3_column_bytes(handle, index))
+        let start = buffer.count
+        if let bytes, count > 0 { buffer.append(bytes.assumingMemoryBound(to: UInt8.self), count: count) }
+        return (start..<buffer.count, isText)
+    }
+
     /// The text of column `index` of the current row (`nil` for NULL).
     func string(at index: Int32) -> String? {
         guard sqlite3_column_type(handle, index) != SQLITE_NULL, let text = sqlite3_column_text(handle, index) else {
@@ -247,6 +298,8 @@ final class SQLiteStatement {
 
     /// SQLite's `SQLITE_TRANSIENT`: it copies the bytes before the bind call returns.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    /// SQLite's `SQLITE_STATIC`: the bytes stay where they are until the statement is reset.
+    private static let `static`: sqlite3_destructor_type? = nil
 }
 
 /// Runs SQL on a database file, creating it when it does not exist: for the package's benchmark,

@@ -16,7 +16,7 @@ struct DocumentChoice: Sendable {
     var note: String?
 
     /// - Throws: `ArchiveError` with code `unknownType` for a plain document no chain applies to.
-    init(for tree: ArchiveValue, file: String, named: String?, chains: [String]) throws {
+    init(for tree: ArchiveValue, file: @autoclosure () -> String, named: String?, chains: [String]) throws {
         if let named {
             name = named
             return
@@ -26,12 +26,12 @@ struct DocumentChoice: Sendable {
         }
         if chains.count == 1, let only = chains.first {
             name = only
-            note = "\(file) has no envelope; migrated with the only document chain, \(only)"
+            note = "\(file()) has no envelope; migrated with the only document chain, \(only)"
             return
         }
         throw ArchiveError(
             .unknownType,
-            "\(file) is not an archive (no envelope, no typed objects) and no document chain applies: "
+            "\(file()) is not an archive (no envelope, no typed objects) and no document chain applies: "
                 + (chains.isEmpty
                     ? "the migration chains have no document chain (is it the right file?)"
                     : "give --document with one of \(chains.joined(separator: ", "))"))
@@ -39,6 +39,7 @@ struct DocumentChoice: Sendable {
 
     /// Whether `tree` holds a typed object anywhere (walked without recursion).
     private static func containsObject(_ tree: ArchiveValue) -> Bool {
+        if case .object = tree { return true }
         var pending = [tree]
         while let value = pending.popLast() {
             switch value {

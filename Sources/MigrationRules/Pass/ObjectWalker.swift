@@ -21,9 +21,8 @@ struct ObjectWalker {
     private var path: [ArchivePath.Component] = []
     private var entries: [MigrationReport.Entry] = []
     /// Objects migrated per chain and archived version: `counts[countOffsets[chain] + from - oldest]`
-    /// (every object of a chain goes to the same version). A flat array: no hashing per object.
-    /// A chain has `steps.count + 1` versions; sizes and offsets are counted from its steps, never
-    /// from its version numbers, which may be anything up to `Int.max`.
+    /// (every object of a chain goes to the same version). A flat array: no hashing per object;
+    /// laid out by ``MigrationCatalog/countOffsets``.
     private var counts: [Int]
     private let countOffsets: [Int]
     private var unknownTypeNames: [String: Int] = [:]
@@ -59,16 +58,8 @@ struct ObjectWalker {
         self.targetVersions = targetVersions
         self.release = release
         self.keepsWayBack = keepsWayBack
-        var offsets: [Int] = []
-        offsets.reserveCapacity(catalog.chains.count)
-        var total = 0
-        for chain in catalog.chains {
-            offsets.append(total)
-            total += chain.steps.count + 1
-        }
-        countOffsets = offsets
-        counts = Array(repeating: 0, count: total)
-        path.reserveCapacity(32)
+        countOffsets = catalog.countOffsets
+        counts = Array(repeating: 0, count: catalog.countSlots)
     }
 
     /// Visits the root of a walk. An upgrade first scans the tree without touching it: a tree

@@ -26,6 +26,12 @@ public struct MigrationCatalog: Sendable {
     let documentChains: [String: CompiledChain]
     /// Per chain index, its ``TypeMigrations/downgradeFallback`` laid out for the pass.
     let fallbacks: [CompiledFallback?]
+    /// Where each chain's versions start in a flat array of per-version counts, and its size
+    /// (``ObjectWalker`` counts migrated objects there): a chain has `steps.count + 1` versions,
+    /// counted from its steps, never from its version numbers, which may be anything up to
+    /// `Int.max`. Laid out once here rather than for every archive a pass migrates.
+    let countOffsets: [Int]
+    let countSlots: Int
 
     /// A ``DowngradeFallback`` with its target chain found.
     struct CompiledFallback: Sendable {
@@ -52,6 +58,8 @@ public struct MigrationCatalog: Sendable {
         chainIndexByName = [:]
         documentChains = [:]
         fallbacks = []
+        countOffsets = []
+        countSlots = 0
     }
 
     /// Validates and indexes chains.
@@ -140,6 +148,15 @@ public struct MigrationCatalog: Sendable {
         self.documents = documents
         self.releases = releases
         self.chains = chains
+        var offsets: [Int] = []
+        offsets.reserveCapacity(chains.count)
+        var slots = 0
+        for chain in chains {
+            offsets.append(slots)
+            slots += chain.steps.count + 1
+        }
+        self.countOffsets = offsets
+        self.countSlots = slots
         self.chainIndexByName = index
         self.documentChains = documentChains
         self.fallbacks = fallbacks

@@ -64,7 +64,8 @@ struct OpenStepPropertyListReader {
     /// Whether `bytes` (after whitespace, comments and a UTF-8 byte-order mark) starts like an
     /// OpenStep property list rather than JSON: `(`, a comment, or `{` followed by a key that is
     /// unquoted or quoted and followed by `=`. An empty `{}` is JSON.
-    static func looksLikeOpenStep(_ bytes: ArraySlice<UInt8>) -> Bool {
+    static func looksLikeOpenStep<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> Bool
+    where Bytes.Index == Int {
         var index = bytes.startIndex
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index += 3 }
         func skipWhitespace() {

@@ -70,9 +70,11 @@ enum PropertyListText {
 
     /// How `bytes` (a text property list) is encoded: `nil` for an 8-bit encoding, or the UTF-16
     /// byte order and the length of its byte-order mark.
-    static func utf16Order(of bytes: [UInt8]) -> (order: UTF16Order, bomLength: Int)? {
+    static func utf16Order<Bytes: RandomAccessCollection<UInt8>>(of bytes: Bytes) -> (
+        order: UTF16Order, bomLength: Int
+    )? where Bytes.Index == Int {
         guard bytes.count >= 2 else { return nil }
-        switch (bytes[0], bytes[1]) {
+        switch (bytes[bytes.startIndex], bytes[bytes.startIndex + 1]) {
         case (0xFE, 0xFF): return (.bigEndian, 2)
         case (0xFF, 0xFE): return (.littleEndian, 2)
         case (0x00, let second) where second != 0 && second < 0x80: return (.bigEndian, 0)
