@@ -15,37 +15,58 @@ enum LargeDictionaryBenchmark {
     ]
 
     /// Nanoseconds per key, per case and size.
+    ///
+    /// The sizes of a case are timed in turns (rounds of about 20 ms per size, for at least half
+    /// a second per size): this machine has slow spells lasting seconds (a run of a size timed
+    /// alone once came out 60% slower than the same size a minute later), and a spell that falls
+    /// on one size alone would read as time per key growing, or shrinking, with the size. In turns,
+    /// a spell slows every size alike, and each size's median leaves it out.
     static func run(
         sizes: [Int], cases: [String] = cases, runs: Int, progress: (String) -> Void
     ) throws -> [String: [Int: Double]] {
         var perKey: [String: [Int: Double]] = [:]
-        for size in sizes {
-            progress("large dictionaries, \(size) keys")
-            for name in cases {
-                let body =
-                    switch name {
-                    case "diff": try diff(keys: size, shuffled: false)
-                    case "diff, keys shuffled": try diff(keys: size, shuffled: true)
-                    case "add rules": try addRules(keys: size)
-                    case "Swift Dictionary look-ups, keys shuffled": standardLookUps(keys: size)
-                    default: standardInserts(keys: size)
-                    }
-                perKey[name, default: [:]][size] = try median(runs: runs, body) / Double(size) * 1e9
+        for name in cases {
+            progress("large dictionaries, \(name), \(sizes.map(String.init).joined(separator: ", ")) keys")
+            var bodies: [() throws -> Void] = []
+            for size in sizes {
+                switch name {
+                case "diff": bodies.append(try diff(keys: size, shuffled: false))
+                case "diff, keys shuffled": bodies.append(try diff(keys: size, shuffled: true))
+                case "add rules": bodies.append(try addRules(keys: size))
+                case "Swift Dictionary look-ups, keys shuffled": bodies.append(standardLookUps(keys: size))
+                default: bodies.append(standardInserts(keys: size))
+                }
+            }
+            let seconds = try medians(runs: runs, bodies)
+            for (size, median) in zip(sizes, seconds) {
+                perKey[name, default: [:]][size] = median / Double(size) * 1e9
             }
         }
         return perKey
     }
 
-    /// The median of timed runs of `body`, after one to warm up: `runs` of them, or as many as
-    /// fill half a second when that is more. A run over 10,000 keys takes about a millisecond,
-    /// and the median of five such samples moved by a third from one benchmark run to the next;
-    /// of hundreds, it holds still.
-    private static func median(runs: Int, _ body: () throws -> Void) rethrows -> Double {
-        let first = try Timing.seconds(body)
-        let count = max(runs, min(1_000, Int(0.5 / max(first, 1e-6))))
-        var samples: [Double] = []
-        for _ in 0..<count { samples.append(try Timing.seconds(body)) }
-        return samples.sorted()[samples.count / 2]
+    /// The median time of each body, timed in turns: after one run of each to warm up (and to
+    /// find how many runs make about 20 ms), rounds of that many runs of each body in turn, until
+    /// every body has had `runs` runs and half a second.
+    private static func medians(runs: Int, _ bodies: [() throws -> Void]) throws -> [Double] {
+        let roundSeconds = 0.02
+        var repeats: [Int] = []
+        for body in bodies {
+            let first = try Timing.seconds(body)
+            repeats.append(max(1, min(1_000, Int(roundSeconds / max(first, 1e-6)))))
+        }
+        var samples = [[Double]](repeating: [], count: bodies.count)
+        var spent = [Double](repeating: 0, count: bodies.count)
+        while zip(samples, spent).contains(where: { $0.count < runs || $1 < 0.5 }) {
+            for (index, body) in bodies.enumerated() {
+                for _ in 0..<repeats[index] {
+                    let time = try Timing.seconds(body)
+                    samples[index].append(time)
+                    spent[index] += time
+                }
+            }
+        }
+        return samples.map { $0.sorted()[$0.count / 2] }
     }
 
     /// Two objects of `keys` keys, every hundredth value changed in the second: two versions of
