@@ -30,7 +30,14 @@ struct ArchivePipeline: Sendable {
         var format: ArchiveFormat
         /// What the migration did to the archive itself; `nil` when only its nested archives were
         /// migrated (a plain document no chain applies to, with `--nested`).
-        var report: MigrationReport?
+        var report: MigrationReport? {
+            get { reportBox?.report }
+            set { reportBox = newValue.map(ReportBox.init) }
+        }
+        /// The report, out of line: a result goes from thread to thread and into the batch's
+        /// report, and a report held inline made every copy of it a few hundred bytes and a dozen
+        /// reference counts.
+        private var reportBox: ReportBox?
         /// What it did to each nested archive (`--nested`).
         var nested: [NestedArchiveMigration] = []
         /// Whether the archive or an archive nested in it changed.
@@ -40,6 +47,10 @@ struct ArchivePipeline: Sendable {
         /// The archive's bytes in its own format: the new ones when it changed; when it did not,
         /// written again only if asked (`writingUnchanged`).
         var output: Data?
+
+        init(format: ArchiveFormat) {
+            self.format = format
+        }
     }
 
     /// Runs the pipeline on `bytes`.
@@ -97,6 +108,12 @@ struct ArchivePipeline: Sendable {
         }
         if let unchosen, result.nested.isEmpty { throw unchosen }
         return result
+    }
+
+    /// A report, held by reference (``Result/report``).
+    private final class ReportBox: Sendable {
+        let report: MigrationReport
+        init(_ report: MigrationReport) { self.report = report }
     }
 
     private static func located(_ error: any Error, _ shownAs: String) -> ArchiveError {

@@ -29,7 +29,13 @@ final class BatchReport {
         /// The archive as messages name it (`a.json`, `rowid 42`, `line 17`).
         var name: String
         var result: ArchivePipeline.Result?
-        var error: ArchiveError?
+        var error: ArchiveError? {
+            get { errorBox?.error }
+            set { errorBox = newValue.map(ErrorBox.init) }
+        }
+        /// The error, out of line (as ``ArchivePipeline/Result/report``): entries of archives
+        /// that did not fail, nearly all of them, stay small to copy.
+        private var errorBox: ErrorBox?
         /// Where the new bytes go, as shown to the user (`out/a.json`), when they are written.
         var writtenTo: String?
         /// Whether the source skipped it (`--skip-failed`).
@@ -42,6 +48,11 @@ final class BatchReport {
         }
 
         var changed: Bool { result?.changed ?? false }
+
+        private final class ErrorBox: Sendable {
+            let error: ArchiveError
+            init(_ error: ArchiveError) { self.error = error }
+        }
     }
 
     let verb: String
