@@ -274,7 +274,8 @@ extension StoreCensus {
                         }
                     }
                 }, pass: pass, document: document,
-                progress: ProgressLine(total: try store.count(), console: context.console))
+                progress: ProgressLine(
+                    total: context.console.errorIsTerminal ? try store.count() : nil, console: context.console))
             return (census, "rows", "NULL")
         }
     }
