@@ -49,6 +49,7 @@ struct SQLiteBatch {
         var rolledBack = (transactions: 0, rows: 0)
         var stopped: ArchiveError?
         var finished = false
+        // Only the JSON report lists each row, with its name and its migration report.
         let keepsReports = report.format == .json
         let process: @Sendable (SQLiteColumn.Row) -> Outcome = { row in
             Self.process(row, keyNames: keyNames, place: place, pipeline: pipeline, keepingReport: keepsReports)
@@ -96,7 +97,7 @@ struct SQLiteBatch {
                         }
                         progress.advance(
                             changed: outcomes[index].entry.changed, failed: outcomes[index].entry.error != nil)
-                        if report.format == .json {
+                        if keepsReports {
                             outcomes[index].entry.name = store.describe(outcomes[index].key)
                         }
                         report.add(outcomes[index].entry)

@@ -139,19 +139,19 @@ final class SQLiteColumn {
         var rows: [Row] = []
         var bytes = 0
         let width = Int32(keyExpressions.count)
+        // With a shared buffer, a row's text or blob is known by its place in `shared` until the
+        // buffer holds every row's bytes and can be sliced.
         var shared = Data()
-        var ranges: [Range<Int>?] = []
+        var places: [(row: Int, range: Range<Int>, isText: Bool)] = []
         while try statement.step() {
             let key = (0..<width).map { statement.value(at: $0) }
             if sharingBuffer, let (range, isText) = statement.appendBytes(at: width, to: &shared) {
-                // The value is filled in below, once the buffer holds every row's bytes.
-                rows.append(Row(key: key, value: isText ? .text(Data()) : .blob(Data())))
-                ranges.append(range)
+                places.append((rows.count, range, isText))
+                rows.append(Row(key: key, value: .null))
                 bytes += range.count
             } else {
                 let row = Row(key: key, value: statement.value(at: width))
                 rows.append(row)
-                if sharingBuffer { ranges.append(nil) }
                 switch row.value {
                 case .text(let data), .blob(let data): bytes += data.count
                 default: break
@@ -159,14 +159,8 @@ final class SQLiteColumn {
             }
             if bytes >= byteLimit { break }
         }
-        if sharingBuffer {
-            for index in rows.indices {
-                guard let range = ranges[index] else { continue }
-                switch rows[index].value {
-                case .text: rows[index].value = .text(shared[range])
-                default: rows[index].value = .blob(shared[range])
-                }
-            }
+        for place in places {
+            rows[place.row].value = place.isText ? .text(shared[place.range]) : .blob(shared[place.range])
         }
         return rows
     }

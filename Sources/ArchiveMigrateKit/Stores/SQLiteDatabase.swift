@@ -187,21 +187,9 @@ final class SQLiteStatement {
         case .integer(let number): result = sqlite3_bind_int64(handle, index, number)
         case .real(let number): result = sqlite3_bind_double(handle, index, number)
         case .text(let bytes):
-            result = bytes.withUnsafeBytes { buffer in
-                guard let base = buffer.baseAddress, !buffer.isEmpty else {
-                    return sqlite3_bind_text(handle, index, "", 0, Self.transient)
-                }
-                return sqlite3_bind_text(
-                    handle, index, base.assumingMemoryBound(to: CChar.self), Int32(clamping: buffer.count),
-                    Self.transient)
-            }
+            result = bytes.withUnsafeBytes { bindBytes($0, at: index, isText: true, destructor: Self.transient) }
         case .blob(let bytes):
-            result = bytes.withUnsafeBytes { buffer in
-                guard let base = buffer.baseAddress, !buffer.isEmpty else {
-                    return sqlite3_bind_zeroblob(handle, index, 0)
-                }
-                return sqlite3_bind_blob(handle, index, base, Int32(clamping: buffer.count), Self.transient)
-            }
+            result = bytes.withUnsafeBytes { bindBytes($0, at: index, isText: false, destructor: Self.transient) }
         }
         guard result == SQLITE_OK else { throw database.error(result, purpose) }
     }
@@ -209,31 +197,35 @@ final class SQLiteStatement {
     /// Runs `body` with `value` bound to the parameter `?index` without copying its bytes (they
     /// stay valid while `body` runs): for a statement `body` steps and resets.
     func withBound<Result>(_ value: SQLiteValue, at index: Int32, _ body: () throws -> Result) throws -> Result {
+        let isText: Bool
+        let bytes: Data
         switch value {
-        case .text(let bytes), .blob(let bytes):
-            let isText = if case .text = value { true } else { false }
-            return try bytes.withUnsafeBytes { buffer in
-                let result: Int32
-                if let base = buffer.baseAddress, !buffer.isEmpty {
-                    result =
-                        isText
-                        ? sqlite3_bind_text(
-                            handle, index, base.assumingMemoryBound(to: CChar.self), Int32(clamping: buffer.count),
-                            Self.static)
-                        : sqlite3_bind_blob(handle, index, base, Int32(clamping: buffer.count), Self.static)
-                } else {
-                    result =
-                        isText
-                        ? sqlite3_bind_text(handle, index, "", 0, Self.transient)
-                        : sqlite3_bind_zeroblob(handle, index, 0)
-                }
-                guard result == SQLITE_OK else { throw database.error(result, purpose) }
-                return try body()
-            }
+        case .text(let text): (bytes, isText) = (text, true)
+        case .blob(let blob): (bytes, isText) = (blob, false)
         default:
             try bind(value, at: index)
             return try body()
         }
+        return try bytes.withUnsafeBytes { buffer in
+            let result = bindBytes(buffer, at: index, isText: isText, destructor: Self.static)
+            guard result == SQLITE_OK else { throw database.error(result, purpose) }
+            return try body()
+        }
+    }
+
+    /// Binds text or blob bytes, copied or not as `destructor` says (empty bytes always by
+    /// value: an empty text, a zero-length blob).
+    private func bindBytes(
+        _ buffer: UnsafeRawBufferPointer, at index: Int32, isText: Bool, destructor: sqlite3_destructor_type?
+    ) -> Int32 {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else {
+            return isText
+                ? sqlite3_bind_text(handle, index, "", 0, Self.transient) : sqlite3_bind_zeroblob(handle, index, 0)
+        }
+        let count = Int32(clamping: buffer.count)
+        return isText
+            ? sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), count, destructor)
+            : sqlite3_bind_blob(handle, index, base, count, destructor)
     }
 
     /// Runs the statement one step: `true` when it produced a row.
