@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "fuzz-migrate", targets: ["fuzz-migrate"]),
         .executable(name: "fuzz-rules", targets: ["fuzz-rules"]),
         .executable(name: "fuzz-carried", targets: ["fuzz-carried"]),
+        .executable(name: "fuzz-upgrade", targets: ["fuzz-upgrade"]),
     ],
     dependencies: [.package(name: "ModelVersioning", path: "..")],
     targets: [
@@ -30,6 +31,7 @@ let package = Package(
         .executableTarget(name: "fuzz-migrate", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "fuzz-rules", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "fuzz-carried", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "fuzz-upgrade", dependencies: ["FuzzSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,6 +4,7 @@
 //   swift run -c release archive-bench --quick    # small sizes only (what CI runs)
 //   swift run -c release archive-bench --json     # machine-readable ratios
 //   swift run -c release archive-bench --stores   # the store cases alone (with --quick, --json)
+//   swift run -c release archive-bench --text-upgrade   # one small JSON archive upgraded, text vs tree
 //   swift run -c release archive-bench --many-keys   # only objects with 10k, 100k, 1M keys
 //   swift run -c release archive-bench --many-keys --sizes 1000000 --case "add rules"   # one of them
 //
@@ -71,6 +72,14 @@ if arguments.contains("--stores") {
 }
 
 do {
+    if arguments.contains("--text-upgrade") {
+        let (text, tree) = try StoreBenchmark.textUpgrade(rows: options.storeRows, runs: options.runs)
+        print(
+            String(
+                format: "small JSON archive upgraded on one thread: text rewrite %.2f us, tree path %.2f us", text, tree
+            ))
+        exit(0)
+    }
     if arguments.contains("--many-keys") {
         let only = arguments.firstIndex(of: "--case").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
         let cases = LargeDictionaryBenchmark.cases.filter { only == nil || $0 == only }

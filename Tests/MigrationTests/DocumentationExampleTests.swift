@@ -353,6 +353,17 @@ private enum MigratingArchivesInStores {
         return summary  // added for the test
     }
 
+    // "One archive at a time" (and the doc comment of ArchiveUpgrader).
+    static func oneAtATime(_ given: [String: Data], registry: ModelRegistry) throws -> [String: Data] {
+        var archives = given  // added for the test
+        let upgrader = ArchiveUpgrader(catalog: registry.catalog)
+        for (key, archive) in archives {  // [String: Data], the rows of your own store, …
+            let result = try upgrader.upgrade(archive)
+            if result.changed { archives[key] = result.data }
+        }
+        return archives  // added for the test
+    }
+
     // "Migrating lazily".
     final class DrawingFile {
         private(set) var drawing: Drawing
@@ -956,6 +967,17 @@ struct DocumentationExampleTests {
         }
         let summary = try await MigratingArchivesInStores.batch(urls: urls, registry: registry)
         #expect(summary.completed == 3 && summary.changed == 3 && summary.failed == 0)
+
+        var archives: [String: Data] = [:]
+        for name in ["empty", "floor-plan", "kyoto-trip"] {
+            archives[name] = try Data(contentsOf: Repository.url("Fixtures/archives/Sketch/v1/\(name).json"))
+        }
+        let upgraded = try MigratingArchivesInStores.oneAtATime(archives, registry: registry)
+        for (name, data) in upgraded {
+            #expect(
+                data == (try Data(contentsOf: folder.appendingPathComponent("\(name).json"))), "as the batch wrote it")
+        }
+        #expect(try MigratingArchivesInStores.oneAtATime(upgraded, registry: registry) == upgraded)
 
         let sketch = try SketchRegistry.registry()
         let old = folder.appendingPathComponent("old.json")

@@ -34,7 +34,10 @@ enum UpgradeCommand: ArchiveCommand {
             options: MigrationOptions(
                 allowsNewerVersions: arguments.flag(.allowNewer), recordsSteps: processor.recordsSteps))
         let readableBy = try ReadableBy(arguments, catalog: registry.catalog)
-        return try processor.run(arguments.positional, verb: "upgraded") { tree, document in
+        // Up to the current versions and nothing else written into the tree: JSON archives whose
+        // old objects only move keys can be upgraded by rewriting their text, to the same bytes.
+        let textUpgrade = target.isEmpty && readableBy == nil ? catalog : nil
+        return try processor.run(arguments.positional, verb: "upgraded", textUpgrade: textUpgrade) { tree, document in
             let report = try pass.upgrade(&tree, document: document)
             try readableBy?.write(into: &tree)
             return report

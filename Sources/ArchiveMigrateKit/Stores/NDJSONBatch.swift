@@ -43,12 +43,14 @@ struct NDJSONBatch {
         let reader = try LineReader(
             path: input.map(context.url), shownAs: shownAs, maxLineBytes: pipeline.readingOptions.limits.maxInputBytes)
         let progress = ProgressLine(total: nil, console: context.console)
+        // Only the JSON report lists each line with its migration report.
+        let keepsReports = report.format == .json
         var number = 0
         while let lines = try reader.next(maxCount: Self.windowLines, maxBytes: Self.windowBytes) {
             let first = number + 1
             let numbered = lines.enumerated().map { (first + $0.offset, $0.element) }
             let outcomes = Parallel.map(numbered) { number, line in
-                Self.process(line, number: number, shownAs: shownAs, pipeline: pipeline)
+                Self.process(line, number: number, shownAs: shownAs, pipeline: pipeline, keepingReport: keepsReports)
             }
             var output = Data()
             for outcome in outcomes {
@@ -77,7 +79,7 @@ struct NDJSONBatch {
     }
 
     static func process(
-        _ line: LineReader.Line, number: Int, shownAs: String, pipeline: ArchivePipeline
+        _ line: LineReader.Line, number: Int, shownAs: String, pipeline: ArchivePipeline, keepingReport: Bool
     ) -> Outcome {
         var entry = BatchReport.Entry(name: "line \(number)")
         entry.jsonName = .int(Int64(number))
@@ -98,7 +100,8 @@ struct NDJSONBatch {
             return failure(notJSON, entry: entry, number: number, shownAs: shownAs)
         }
         do {
-            let result = try pipeline.run(bytes, shownAs: shownAs, writingUnchanged: false)
+            let result = try pipeline.run(
+                bytes, shownAs: shownAs, writingUnchanged: false, keepingReport: keepingReport)
             entry.result = result
             return Outcome(entry: entry, output: result.output ?? bytes)
         } catch let error as ArchiveError {

@@ -173,9 +173,9 @@ struct SQLiteBatch {
             outcome.isNull = true
             return outcome
         case .text(let data):
-            (bytes, isText) = (Self.ownCopy(data), true)
+            (bytes, isText) = (data, true)
         case .blob(let data):
-            (bytes, isText) = (Self.ownCopy(data), false)
+            (bytes, isText) = (data, false)
         case .integer, .real:
             outcome.entry.error = ArchiveError(
                 .unsupportedFormat,
@@ -183,7 +183,8 @@ struct SQLiteBatch {
             return outcome
         }
         do {
-            var result = try pipeline.run(bytes, shownAs: shownAs(), writingUnchanged: false)
+            var result = try pipeline.run(
+                bytes, shownAs: shownAs(), writingUnchanged: false, keepingReport: keepingReport)
             let output = result.output.take()
             if !keepingReport { result.report = nil }
             outcome.entry.result = result
@@ -208,14 +209,5 @@ struct SQLiteBatch {
             outcome.entry.result = nil
         }
         return outcome
-    }
-
-    /// `data`'s bytes in storage of their own, indexed from 0: a row's archive is a slice of
-    /// its window's buffer, copied here on a migrating thread.
-    private static func ownCopy(_ data: Data) -> Data {
-        data.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress, !buffer.isEmpty else { return Data() }
-            return Data(bytes: base, count: buffer.count)
-        }
     }
 }

@@ -97,12 +97,19 @@ struct BatchProcessor: Sendable {
     /// - Throws: `UsageError` or `ArchiveError` for inputs or outputs refused before any archive
     ///   is read (a folder without `--include`, two inputs with one output, a table the
     ///   database does not have).
-    func run(_ arguments: [String], verb: String, transform: @escaping ArchivePipeline.Transform) throws
-        -> ExitStatus
-    {
-        let pipeline = ArchivePipeline(
+    /// `textUpgrade`: the catalog whose chains `transform` upgrades to their current versions
+    /// when it does nothing else, for JSON rows and lines to be upgraded by rewriting their text
+    /// (``ArchivePipeline/textUpgrade``).
+    func run(
+        _ arguments: [String], verb: String, textUpgrade: MigrationCatalog? = nil,
+        transform: @escaping ArchivePipeline.Transform
+    ) throws -> ExitStatus {
+        var pipeline = ArchivePipeline(
             transform: transform, documentName: documentName, documentChains: documentChains,
             plainConventions: plainConventions, migratesNested: migratesNested)
+        pipeline.textUpgrade = textUpgrade.map {
+            StreamingJSONUpgrade(catalog: $0, limits: pipeline.readingOptions.limits)
+        }
         switch source {
         case .files:
             if arguments == ["-"] {

@@ -56,18 +56,21 @@ public struct ArchiveDocument: Sendable {
 
     /// Whether a line break comes before the last character that is not whitespace: a file
     /// written on one line and ended with a newline is not pretty-printed.
-    private static func hasLineBreakInside(_ data: Data) -> Bool {
-        data.withUnsafeBytes { bytes in
-            var end = bytes.count
-            scan: while end > 0 {
-                switch bytes[end - 1] {
-                case 0x20, 0x09, 0x0A, 0x0D: end -= 1
-                default: break scan
-                }
+    static func hasLineBreakInside(_ data: Data) -> Bool {
+        data.withUnsafeBytes { hasLineBreakInside($0) }
+    }
+
+    /// ``hasLineBreakInside(_:)-(Data)`` for bytes in memory.
+    static func hasLineBreakInside(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var end = bytes.count
+        scan: while end > 0 {
+            switch bytes[end - 1] {
+            case 0x20, 0x09, 0x0A, 0x0D: end -= 1
+            default: break scan
             }
-            guard end > 0 else { return false }
-            return UnsafeRawBufferPointer(rebasing: bytes[..<(end - 1)]).contains(0x0A)
         }
+        guard end > 0 else { return false }
+        return UnsafeRawBufferPointer(rebasing: bytes[..<(end - 1)]).contains(0x0A)
     }
 
     /// The options that write a tree as this document was spelled.

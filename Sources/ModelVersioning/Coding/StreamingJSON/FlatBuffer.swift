@@ -23,6 +23,26 @@ final class FlatBuffer<Element: BitwiseCopyable> {
         free(base)
     }
 
+    /// Empties the buffer for another use with room for `capacity` elements: a block much larger
+    /// than that (left by one large input) is given back, and a failed buffer starts again.
+    func reset(capacity wanted: Int) {
+        let wanted = Swift.max(wanted, 8)
+        count = 0
+        if failed || (capacity > 4096 && capacity > wanted &* 4) {
+            free(base)
+            base = nil
+            capacity = 0
+            failed = false
+        }
+        if capacity < wanted {
+            // Nothing to keep: a fresh block, not a `realloc` that copies the old elements.
+            free(base)
+            base = nil
+            capacity = 0
+            reserve(wanted)
+        }
+    }
+
     @inline(__always)
     func append(_ element: Element) {
         if count == capacity {

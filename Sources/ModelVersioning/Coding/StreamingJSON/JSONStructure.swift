@@ -49,12 +49,19 @@ struct JSONStructure {
     /// not valid JSON or the pass cannot vouch for them (see the type's discussion), or when
     /// `stopsAt` answers `true` for an object with a `"$type"` string (an archive that needs
     /// migrating stops at its first old object, not after a pass over everything).
+    ///
+    /// `storage` holds the buffers the pass fills, emptied first: a caller that scans many small
+    /// texts one after the other passes the same one each time (the previous structure is then
+    /// gone); without it the pass allocates its own.
     static func scan(
-        _ bytes: UnsafePointer<UInt8>, count: Int, limits: ArchiveLimits, stopsAt: ObjectCheck? = nil
+        _ bytes: UnsafePointer<UInt8>, count: Int, limits: ArchiveLimits, stopsAt: ObjectCheck? = nil,
+        reusing storage: Storage? = nil
     ) -> JSONStructure? {
         // Offsets are stored in 32 bits, ordinals in 31.
         guard count > 0, count < Int(Int32.max), count <= limits.maxInputBytes else { return nil }
-        var scanner = Scanner(bytes: bytes, end: count, limits: limits, stopsAt: stopsAt)
+        let storage = storage ?? Storage()
+        storage.reset(forBytes: count)
+        var scanner = Scanner(bytes: bytes, end: count, limits: limits, stopsAt: stopsAt, storage: storage)
         guard scanner.run(), !scanner.containers.failed, !scanner.entries.failed, !scanner.keyLengths.failed,
             !scanner.open.failed
         else {
@@ -63,7 +70,29 @@ struct JSONStructure {
         return JSONStructure(containers: scanner.containers, entries: scanner.entries, keyLengths: scanner.keyLengths)
     }
 
-    private struct Open {
+    /// The buffers a scan fills (``scan(_:count:limits:stopsAt:reusing:)``).
+    final class Storage {
+        let containers = FlatBuffer<Container>(capacity: 0)
+        let entries = FlatBuffer<UInt32>(capacity: 0)
+        let keyLengths = FlatBuffer<UInt8>(capacity: 0)
+        fileprivate let open = FlatBuffer<Open>(capacity: 64)
+        fileprivate let keyTemplates = FlatBuffer<KeyTemplate>(capacity: 4 * JSONStructure.templateWidth)
+
+        /// Empties the buffers for a text of `count` bytes.
+        func reset(forBytes count: Int) {
+            // Room for a container per 32 bytes and an entry per 8 (compact archives of small
+            // models come close): growing copies, and pages never written cost no memory.
+            containers.reset(capacity: count / 32)
+            entries.reset(capacity: count / 8)
+            keyLengths.reset(capacity: count / 8)
+            open.reset(capacity: 64)
+            // The expected keys stay: each says what its bytes are in any text (the next archive
+            // of the same type starts with the same keys).
+            if keyTemplates.failed { keyTemplates.reset(capacity: 4 * JSONStructure.templateWidth) }
+        }
+    }
+
+    fileprivate struct Open {
         var ordinal: Int
         var isObject: Bool
         var count: Int
@@ -75,7 +104,7 @@ struct JSONStructure {
     }
 
     /// Which markup value the scanner is about to read.
-    private enum Markup {
+    fileprivate enum Markup {
         case none, type, version
     }
 
@@ -83,7 +112,7 @@ struct JSONStructure {
     /// depth. Objects of one type repeat their keys in one order, so the next key is checked by
     /// comparing its bytes with that key's as one or two machine words, not scanned and judged
     /// again: the same bytes are the same valid key.
-    private struct KeyTemplate {
+    fileprivate struct KeyTemplate {
         /// The first 8 bytes of the key's text from its opening quote (`"id":`), masked to
         /// ``size``; the last 8 when there are more than 8, and bytes 8–15 when more than 16.
         var head: UInt64
@@ -126,7 +155,7 @@ struct JSONStructure {
     }
 
     /// The keys expected per object (the first ones), and the depths they are kept for.
-    private static let templateWidth = 16
+    fileprivate static let templateWidth = 16
     private static let templateDepth = 32
 
     private struct Scanner {
@@ -148,7 +177,7 @@ struct JSONStructure {
         /// for the depths an object was opened at so far.
         let keyTemplates: FlatBuffer<KeyTemplate>
 
-        init(bytes: UnsafePointer<UInt8>, end: Int, limits: ArchiveLimits, stopsAt: ObjectCheck?) {
+        init(bytes: UnsafePointer<UInt8>, end: Int, limits: ArchiveLimits, stopsAt: ObjectCheck?, storage: Storage) {
             text = JSONText(bytes: bytes, end: end)
             self.stopsAt = stopsAt
             // The decoder and the migration walk count levels from other starting points: two
@@ -157,13 +186,11 @@ struct JSONStructure {
             maxValues = limits.maxObjectCount
             maxCollectionCount = limits.maxCollectionCount
             maxStringLength = limits.maxStringLength
-            // Room for a container per 32 bytes and an entry per 8 (compact archives of small
-            // models come close): growing copies, and pages never written cost no memory.
-            containers = FlatBuffer(capacity: end / 32)
-            entries = FlatBuffer(capacity: end / 8)
-            keyLengths = FlatBuffer(capacity: end / 8)
-            open = FlatBuffer(capacity: 64)
-            keyTemplates = FlatBuffer(capacity: 4 * JSONStructure.templateWidth)
+            containers = storage.containers
+            entries = storage.entries
+            keyLengths = storage.keyLengths
+            open = storage.open
+            keyTemplates = storage.keyTemplates
         }
 
         mutating func run() -> Bool {

@@ -67,7 +67,7 @@ extension JSONWriter {
             var count: Int
         }
 
-        var output = ByteBuffer(capacity: 1 << 14)
+        var output: ByteBuffer
         let pretty: Bool
         let markup: Bool
         /// How plain mode spells dates and data.
@@ -79,7 +79,9 @@ extension JSONWriter {
         /// values and objects. Always 0 for ``writeDocument(_:)``.
         var baseLevel = 0
 
-        init(options: ArchiveWritingOptions) {
+        /// An emitter whose buffer starts with room for `capacity` bytes.
+        init(options: ArchiveWritingOptions, capacity: Int = 1 << 14) {
+            output = ByteBuffer(capacity: capacity)
             pretty = options.prettyPrinted
             markup = options.markup != .plain
             conventions = options.conventions
@@ -327,7 +329,13 @@ extension JSONWriter {
         @inline(__always)
         mutating func writeKey(_ key: String, escapingReserved: Bool = false) {
             var key = key
-            key.withUTF8 { appendQuoted($0, escapingReserved: escapingReserved) }
+            key.withUTF8 { writeKey(utf8: $0, escapingReserved: escapingReserved) }
+        }
+
+        /// ``writeKey(_:escapingReserved:)`` for the key whose UTF-8 is `utf8` (valid UTF-8).
+        @inline(__always)
+        mutating func writeKey(utf8: UnsafeBufferPointer<UInt8>, escapingReserved: Bool) {
+            appendQuoted(utf8, escapingReserved: escapingReserved)
             output.append(UInt8(ascii: ":"))
             if pretty { output.append(0x20) }
         }
@@ -504,6 +512,12 @@ extension JSONWriter {
         mutating func writeString(_ text: String) {
             var text = text
             text.withUTF8 { appendQuoted($0) }
+        }
+
+        /// ``writeString(_:)`` for the string whose UTF-8 is `utf8` (valid UTF-8).
+        @inline(__always)
+        mutating func writeString(utf8: UnsafeBufferPointer<UInt8>) {
+            appendQuoted(utf8)
         }
 
         /// Whether any of the `count` bytes at `base` is a quote, a backslash or a control

@@ -1,0 +1,664 @@
+import Foundation
+
+/// Upgrades a JSON archive by rewriting its text, without building a tree: one walk over the
+/// text's ``JSONStructure`` that writes every value again as ``JSONWriter`` writes it, and every
+/// old object the way its chain leaves it, when the chain only moves keys (rename, add a scalar
+/// default, remove, nest, rename the type: ``KeyMovingUpgrade``).
+///
+/// The bytes are the ones the tree path gives — read the archive (``ArchiveDocument``), run the
+/// migration pass, write the tree in the document's own layout — not merely an equal tree: the
+/// same keys in the same order, the same spelling of every number and string (`1.50` becomes
+/// `1.5` on both paths), the same indentation. Every scalar is read by the tree reader's own
+/// functions and written by the tree writer's, so the two paths cannot drift apart; the tests
+/// (`ArchiveUpgraderTests`) and the `fuzz-upgrade` target compare them on generated and arbitrary
+/// archives.
+///
+/// It answers `nil`, for the tree path to take the archive, for anything else: text the
+/// structural pass does not vouch for (``JSONStructure``), a top-level value that is not a
+/// typed object (an envelope, a plain document), markup beyond `$type` and `$version`
+/// (references, identities, dates, data, escaped keys), escaped keys, a repeated key, an old
+/// object whose chain does more than move keys (or fails on its keys, or is newer than the
+/// chain), a typed object inside a value an upgrade drops. The tree path then migrates it, or
+/// reports what is wrong, exactly as before: this type only ever skips work.
+///
+/// ```swift
+/// let upgrade = StreamingJSONUpgrade(catalog: catalog, limits: .default)
+/// if let outcome = upgrade.upgrade(row) {
+///     if outcome.changed { try store.write(outcome.output, for: key) }
+/// } else {
+///     // the tree path: ArchiveDocument, MigrationPass, document.data()
+/// }
+/// ```
+///
+/// One instance serves every thread of a batch: what each archived type, version and key set
+/// upgrades to is worked out once (by the chain's own rules, on stand-ins) and kept.
+package final class StreamingJSONUpgrade: @unchecked Sendable {
+    // @unchecked Sendable: `layouts` and `spareWorkspaces`, the only mutable state, are touched
+    // only with `lock` held; a workspace is used by one upgrade at a time (taken from and given
+    // back to `spareWorkspaces` under the lock).
+
+    /// What became of one archive.
+    package struct Outcome: Sendable, Hashable {
+        /// Whether any object was upgraded.
+        package var changed: Bool
+        /// The archive's text as the tree writer spells it (upgraded when ``changed``).
+        package var output: Data
+    }
+
+    let catalog: MigrationCatalog
+    let limits: ArchiveLimits
+    private let lock = NSLock()
+    /// Every layout worked out so far (a `nil` upgrade: the chain does more than move keys for
+    /// these keys, or fails on them). Guarded by `lock`.
+    private var layouts: [Layout] = []
+
+    /// The most layouts kept: past it, objects of another key set are still upgraded, their
+    /// layout worked out for each one (as the tree path does for every object).
+    static let maximumLayoutCount = 1024
+
+    /// Upgrades with the chains of `catalog` to their current versions, reading within `limits`
+    /// (the tree reader's).
+    package init(catalog: MigrationCatalog, limits: ArchiveLimits) {
+        self.catalog = catalog
+        self.limits = limits
+    }
+
+    /// `data` upgraded (see the type's discussion); `nil` when the tree path must take it.
+    /// Never throws and never traps: whatever is wrong with `data` is for the tree path to
+    /// report.
+    package func upgrade(_ data: Data) -> Outcome? {
+        let workspace = takeWorkspace()
+        defer { giveBack(workspace) }
+        return data.withUnsafeBytes { raw -> Outcome? in
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), !raw.isEmpty,
+                raw.count <= limits.maxInputBytes
+            else { return nil }
+            let text = JSONText(bytes: base, end: raw.count)
+            let start = text.skipWhitespace(from: 0)
+            guard text.byte(at: start) == UInt8(ascii: "{"),
+                let structure = JSONStructure.scan(base, count: raw.count, limits: limits, reusing: workspace.storage)
+            else { return nil }
+            let pretty = ArchiveDocument.hasLineBreakInside(raw)
+            var rewriter = Rewriter(
+                text: text, structure: structure, owner: self, workspace: workspace,
+                emitter: JSONWriter.Emitter(
+                    options: ArchiveWritingOptions(prettyPrinted: pretty, markup: .archive),
+                    capacity: raw.count &+ raw.count / 4 &+ 64))
+            defer { rewriter.finish() }
+            do {
+                try rewriter.writeObject(ordinal: 0, level: 0)
+            } catch {
+                return nil
+            }
+            if pretty { rewriter.emitter.output.append(UInt8(ascii: "\n")) }
+            guard !rewriter.emitter.output.allocationFailed else { return nil }
+            return Outcome(changed: rewriter.changed, output: rewriter.emitter.output.takeData())
+        }
+    }
+
+    // MARK: Workspaces
+
+    /// What one upgrade works in, kept for the next one: the structural pass's buffers, the
+    /// walk's member stack, the layouts met lately. One thread holds it at a time.
+    final class Workspace {
+        let storage = JSONStructure.Storage()
+        var members: [Member] = []
+        var scratch: [UInt8] = []
+        /// The layouts this workspace met last, newest first: looked at before the shared list.
+        var recentLayouts: [Layout] = []
+        /// The last type name met (its bytes and the string) and whether objects of it at
+        /// `lastVersion` need upgrading: objects of one type come in runs.
+        var lastTypeBytes: [UInt8] = []
+        var lastTypeName = ""
+        var lastVersion: Int?
+        var lastNeedsUpgrade = false
+
+        static let recentCount = 8
+    }
+
+    /// Workspaces no upgrade is using. Guarded by `lock`.
+    private var spareWorkspaces: [Workspace] = []
+
+    private func takeWorkspace() -> Workspace {
+        lock.lock()
+        let workspace = spareWorkspaces.popLast()
+        lock.unlock()
+        return workspace ?? Workspace()
+    }
+
+    private func giveBack(_ workspace: Workspace) {
+        lock.lock()
+        // As many as threads upgrade at once, and a few more.
+        if spareWorkspaces.count < 64 { spareWorkspaces.append(workspace) }
+        lock.unlock()
+    }
+
+    // MARK: Layouts
+
+    /// How objects of one archived type, version and key set are upgraded.
+    final class Layout {
+        let archivedName: String
+        let archivedVersion: Int?
+        /// The archived keys, one after the other, and their lengths.
+        let archivedKeys: [UInt8]
+        let archivedLengths: [Int]
+        /// `nil` when the tree must upgrade them.
+        let upgrade: Upgrade?
+
+        init(archivedName: String, archivedVersion: Int?, keys: [[UInt8]], upgrade: Upgrade?) {
+            self.archivedName = archivedName
+            self.archivedVersion = archivedVersion
+            self.archivedKeys = keys.flatMap { $0 }
+            self.archivedLengths = keys.map(\.count)
+            self.upgrade = upgrade
+        }
+
+        /// Whether `members` (an object's fields, keys at `text`) have exactly these keys.
+        func matches(name: String, version: Int?, members: UnsafeBufferPointer<Member>, text: JSONText) -> Bool {
+            guard archivedVersion == version, members.count == archivedLengths.count, archivedName == name else {
+                return false
+            }
+            return archivedKeys.withUnsafeBufferPointer { expected in
+                var offset = 0
+                for index in 0..<members.count {
+                    let member = members[index]
+                    let length = archivedLengths[index]
+                    guard member.keyLength == length,
+                        JSONText.equal(
+                            text.bytes + member.keyStart, expected.baseAddress.map { $0 + offset }, length: length)
+                    else { return false }
+                    offset &+= length
+                }
+                return true
+            }
+        }
+    }
+
+    /// An object's upgrade as a list of operations on plain values (walked without a reference
+    /// count per step): the upgraded keys in order, each followed by its value's source.
+    final class Upgrade {
+        enum Operation {
+            /// The next member's key: bytes `start..<start + length` of ``keys``.
+            case key(start: Int, length: Int)
+            /// Its value: the archived field at this position.
+            case field(Int)
+            /// Its value: ``constants`` at this index (a scalar a rule added).
+            case constant(Int)
+            /// Its value: a dictionary a rule made, whose members follow up to ``close``.
+            case open
+            case close
+            /// Its value: an empty dictionary a rule made.
+            case empty
+        }
+
+        let typeName: String
+        let version: Int
+        let operations: [Operation]
+        let keys: [UInt8]
+        let constants: [ArchiveValue]
+        /// The archived fields it drops.
+        let dropped: [Int]
+        /// How deep the dictionaries it makes nest below the object (0 without any).
+        let madeDepth: Int
+
+        init(_ upgrade: KeyMovingUpgrade, fieldCount: Int) {
+            var operations: [Operation] = []
+            var keys: [UInt8] = []
+            var constants: [ArchiveValue] = []
+            var madeDepth = 0
+            func lay(_ layout: FieldLayout, depth: Int) {
+                madeDepth = Swift.max(madeDepth, depth)
+                for entry in layout.entries {
+                    let key = Array(entry.key.utf8)
+                    operations.append(.key(start: keys.count, length: key.count))
+                    keys.append(contentsOf: key)
+                    switch entry.source {
+                    case .field(let index):
+                        operations.append(.field(index))
+                    case .constant(let value):
+                        operations.append(.constant(constants.count))
+                        constants.append(value)
+                    case .dictionary(let inner) where inner.entries.isEmpty:
+                        operations.append(.empty)
+                    case .dictionary(let inner):
+                        operations.append(.open)
+                        lay(inner, depth: depth + 1)
+                        operations.append(.close)
+                    }
+                }
+            }
+            lay(upgrade.fields, depth: 0)
+            self.typeName = upgrade.typeName
+            self.version = upgrade.version
+            self.operations = operations
+            self.keys = keys
+            self.constants = constants
+            self.dropped = upgrade.fields.droppedFields(of: fieldCount)
+            self.madeDepth = madeDepth
+        }
+    }
+
+    /// The upgrade of objects of `name` at `version` with the keys of `members`, worked out the
+    /// first time any workspace meets them; `nil` when the tree must upgrade them.
+    fileprivate func upgrade(
+        name: String, version: Int?, members: UnsafeBufferPointer<Member>, text: JSONText, workspace: Workspace
+    ) -> Upgrade? {
+        for layout in workspace.recentLayouts
+        where layout.matches(name: name, version: version, members: members, text: text) {
+            return layout.upgrade
+        }
+        let layout = sharedLayout(name: name, version: version, members: members, text: text)
+        if workspace.recentLayouts.count == Workspace.recentCount { workspace.recentLayouts.removeLast() }
+        workspace.recentLayouts.insert(layout, at: 0)
+        return layout.upgrade
+    }
+
+    private func sharedLayout(name: String, version: Int?, members: UnsafeBufferPointer<Member>, text: JSONText)
+        -> Layout
+    {
+        lock.lock()
+        defer { lock.unlock() }
+        for layout in layouts where layout.matches(name: name, version: version, members: members, text: text) {
+            return layout
+        }
+        let keys = members.map { Array(UnsafeBufferPointer(start: text.bytes + $0.keyStart, count: $0.keyLength)) }
+        let upgrade = catalog.keyMovingUpgrade(
+            typeName: name, version: version, keys: keys.map { String(decoding: $0, as: UTF8.self) }
+        ).map { Upgrade($0, fieldCount: keys.count) }
+        let layout = Layout(archivedName: name, archivedVersion: version, keys: keys, upgrade: upgrade)
+        // Past the limit, the layout is used but not kept: the next such object works it out again.
+        if layouts.count < Self.maximumLayoutCount { layouts.append(layout) }
+        return layout
+    }
+
+    /// One member of an object in the text.
+    struct Member {
+        var keyStart: Int
+        var keyLength: Int
+        /// Its value's first byte, and its ordinal when it is a container (else -1).
+        var value: Int
+        var ordinal: Int
+    }
+
+    /// Thrown inside the walk when the tree path must take the archive.
+    private struct TreePath: Error {}
+
+    /// The walk: reads the text through its structure and writes it through the tree writer's
+    /// emitter.
+    private struct Rewriter: ~Copyable {
+        let text: JSONText
+        let containers: FlatBuffer<JSONStructure.Container>
+        let entries: FlatBuffer<UInt32>
+        let keyLengths: FlatBuffer<UInt8>
+        let owner: StreamingJSONUpgrade
+        let workspace: Workspace
+        let maxDepth: Int
+        var emitter: JSONWriter.Emitter
+        /// The members of the objects being written, outermost first (the workspace's, moved
+        /// here for the walk and back by ``finish()``).
+        var members: [Member]
+        var changed = false
+        private var scratch: [UInt8]
+
+        init(
+            text: JSONText, structure: JSONStructure, owner: StreamingJSONUpgrade, workspace: Workspace,
+            emitter: consuming JSONWriter.Emitter
+        ) {
+            self.text = text
+            self.containers = structure.containers
+            self.entries = structure.entries
+            self.keyLengths = structure.keyLengths
+            self.owner = owner
+            self.workspace = workspace
+            // The tree writer refuses to open a container inside `maxDepth` open ones, with the
+            // default limits (a document is written with them); two levels of margin, as the
+            // structural pass keeps, so that whatever this walk writes the tree path writes too.
+            self.maxDepth = Swift.min(owner.limits.maxDepth, ArchiveLimits.default.maxDepth) &- 2
+            self.emitter = emitter
+            members = workspace.members
+            scratch = workspace.scratch
+            workspace.members = []
+            workspace.scratch = []
+            members.removeAll(keepingCapacity: true)
+        }
+
+        /// Hands the member stack and scratch space back to the workspace.
+        mutating func finish() {
+            workspace.members = members
+            workspace.scratch = scratch
+            members = []
+            scratch = []
+        }
+
+        // MARK: Values
+
+        /// Writes the value whose first byte is at `offset` (`ordinal`: its container's, when it
+        /// is one), inside `level` open containers.
+        mutating func writeValue(offset: Int, ordinal: Int, level: Int) throws {
+            switch text.bytes[offset] {
+            case UInt8(ascii: "{"):
+                try writeObject(ordinal: ordinal, level: level)
+            case UInt8(ascii: "["):
+                try writeArray(ordinal: ordinal, level: level)
+            case UInt8(ascii: "\""):
+                writeString(at: offset)
+            case UInt8(ascii: "t"):
+                emitter.output.append("true")
+            case UInt8(ascii: "f"):
+                emitter.output.append("false")
+            case UInt8(ascii: "n"):
+                emitter.output.append("null")
+            default:
+                var position = offset
+                guard let number = text.number(at: &position) else { throw TreePath() }
+                try emitter.write(number, isTopLevel: false)
+            }
+        }
+
+        /// Writes the string whose opening quote is at `offset` as the tree writer writes the
+        /// `String` the tree reader makes of it.
+        private mutating func writeString(at offset: Int) {
+            let (stop, _) = text.scanString(from: offset &+ 1)
+            if stop < text.end, text.bytes[stop] == UInt8(ascii: "\"") {
+                // No escapes: the string's UTF-8 is these bytes (validated by the structural pass).
+                emitter.writeString(
+                    utf8: UnsafeBufferPointer(start: text.bytes + (offset &+ 1), count: stop &- offset &- 1))
+            } else {
+                emitter.writeString(text.string(at: offset, scratch: &scratch))
+            }
+        }
+
+        private mutating func writeArray(ordinal: Int, level: Int) throws {
+            let container = containers[ordinal]
+            let count = Int(container.count)
+            guard count > 0 else {
+                emitter.output.append("[]")
+                return
+            }
+            guard level < maxDepth else { throw TreePath() }
+            emitter.output.append(UInt8(ascii: "["))
+            var nextEntry = Int(container.firstEntry)
+            var nextOrdinal = ordinal &+ 1
+            for index in 0..<count {
+                if index > 0 { emitter.output.append(UInt8(ascii: ",")) }
+                emitter.newline(level &+ 1)
+                let offset = Int(entries[nextEntry])
+                nextEntry &+= 1
+                let element = containerOrdinal(at: offset, nextOrdinal: &nextOrdinal, nextEntry: &nextEntry)
+                try writeValue(offset: offset, ordinal: element, level: level &+ 1)
+            }
+            emitter.newline(level)
+            emitter.output.append(UInt8(ascii: "]"))
+        }
+
+        /// The ordinal of the value at `offset` when it is a container (moving `nextOrdinal` and
+        /// `nextEntry` past it and what it holds), else -1.
+        @inline(__always)
+        private func containerOrdinal(at offset: Int, nextOrdinal: inout Int, nextEntry: inout Int) -> Int {
+            let first = text.bytes[offset]
+            guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return -1 }
+            let ordinal = nextOrdinal
+            let container = containers[ordinal]
+            nextOrdinal = ordinal &+ 1 &+ Int(container.descendants)
+            nextEntry &+= Int(container.nestedEntries)
+            return ordinal
+        }
+
+        // MARK: Objects
+
+        /// Writes the object or dictionary `ordinal`: a typed object with its markup
+        /// first, upgraded when its chain says so.
+        mutating func writeObject(ordinal: Int, level: Int) throws {
+            guard level < maxDepth else { throw TreePath() }
+            let base = members.count
+            defer { members.removeLast(members.count &- base) }
+            let (typeName, version) = try readMembers(ordinal: ordinal, isTopLevel: level == 0)
+            let count = members.count &- base
+            guard let typeName else {
+                try checkUniqueKeys(from: base)
+                try writeDictionary(from: base, count: count, level: level)
+                return
+            }
+            if needsUpgrade(typeName, version) {
+                let workspace = self.workspace
+                let upgrade = members.withUnsafeBufferPointer { all in
+                    owner.upgrade(
+                        name: typeName, version: version, members: UnsafeBufferPointer(rebasing: all[base...]),
+                        text: text, workspace: workspace)
+                }
+                guard let upgrade, level &+ upgrade.madeDepth < maxDepth else { throw TreePath() }
+                for index in upgrade.dropped {
+                    try checkDropped(members[base &+ index])
+                }
+                changed = true
+                emitter.output.append(UInt8(ascii: "{"))
+                emitter.writeTypeAndVersion(typeName: upgrade.typeName, version: upgrade.version, level: level &+ 1)
+                try write(upgrade, from: base, level: level)
+                emitter.newline(level)
+                emitter.output.append(UInt8(ascii: "}"))
+                return
+            }
+            try checkUniqueKeys(from: base)
+            emitter.output.append(UInt8(ascii: "{"))
+            emitter.writeTypeAndVersion(typeName: typeName, version: version, level: level &+ 1)
+            for index in 0..<count {
+                emitter.output.append(UInt8(ascii: ","))
+                try writeMember(members[base &+ index], level: level)
+            }
+            emitter.newline(level)
+            emitter.output.append(UInt8(ascii: "}"))
+        }
+
+        private mutating func writeDictionary(from base: Int, count: Int, level: Int) throws {
+            guard count > 0 else {
+                emitter.output.append("{}")
+                return
+            }
+            guard level < maxDepth else { throw TreePath() }
+            emitter.output.append(UInt8(ascii: "{"))
+            for index in 0..<count {
+                if index > 0 { emitter.output.append(UInt8(ascii: ",")) }
+                try writeMember(members[base &+ index], level: level)
+            }
+            emitter.newline(level)
+            emitter.output.append(UInt8(ascii: "}"))
+        }
+
+        /// Writes `"key": value` for a member of a container inside `level` open ones.
+        private mutating func writeMember(_ member: Member, level: Int) throws {
+            emitter.newline(level &+ 1)
+            emitter.writeKey(
+                utf8: UnsafeBufferPointer(start: text.bytes + member.keyStart, count: member.keyLength),
+                escapingReserved: true)
+            try writeValue(offset: member.value, ordinal: member.ordinal, level: level &+ 1)
+        }
+
+        /// Writes the members of an object `upgrade` upgraded (its archived fields are the members
+        /// from `base` on), after its markup, inside `level` open containers.
+        private mutating func write(_ upgrade: Upgrade, from base: Int, level objectLevel: Int) throws {
+            var level = objectLevel
+            // Whether the next member is its container's first (the object's follow its markup).
+            var first = false
+            try upgrade.operations.withUnsafeBufferPointer { operations in
+                try upgrade.keys.withUnsafeBufferPointer { keys in
+                    for operation in operations {
+                        switch operation {
+                        case .key(let start, let length):
+                            if !first { emitter.output.append(UInt8(ascii: ",")) }
+                            first = false
+                            emitter.newline(level &+ 1)
+                            emitter.writeKey(
+                                utf8: UnsafeBufferPointer(rebasing: keys[start..<(start &+ length)]),
+                                escapingReserved: true)
+                        case .field(let field):
+                            let member = members[base &+ field]
+                            try writeValue(offset: member.value, ordinal: member.ordinal, level: level &+ 1)
+                        case .constant(let index):
+                            try emitter.write(upgrade.constants[index], isTopLevel: false)
+                        case .open:
+                            emitter.output.append(UInt8(ascii: "{"))
+                            level &+= 1
+                            first = true
+                        case .close:
+                            emitter.newline(level)
+                            emitter.output.append(UInt8(ascii: "}"))
+                            level &-= 1
+                        case .empty:
+                            emitter.output.append("{}")
+                        }
+                    }
+                }
+            }
+        }
+
+        /// Appends the members of object `ordinal` to ``members`` (without its markup) and returns
+        /// its type name and version. Throws for what the tree must read: markup other than
+        /// `$type` and `$version`, an escaped key, a `$version` without a `$type`, and at the top
+        /// an object that does not start with `$type` (a plain document or an envelope).
+        private mutating func readMembers(ordinal: Int, isTopLevel: Bool) throws -> (String?, Int?) {
+            let container = containers[ordinal]
+            let count = Int(container.count)
+            var nextEntry = Int(container.firstEntry)
+            var nextOrdinal = ordinal &+ 1
+            var typeName: String?
+            var version: Int?
+            var sawVersion = false
+            let bytes = text.bytes
+            for index in 0..<count {
+                let keyStart = Int(entries[nextEntry]) &+ 1
+                let knownLength = keyLengths[nextEntry]
+                nextEntry &+= 1
+                let stop: Int
+                if knownLength != JSONStructure.unknownKeyLength {
+                    stop = keyStart &+ Int(knownLength)
+                } else {
+                    // Not plain ASCII, or long: read as it is unless it has escapes.
+                    let (end, _) = text.scanString(from: keyStart)
+                    guard end < text.end, bytes[end] == UInt8(ascii: "\"") else { throw TreePath() }
+                    stop = end
+                }
+                let keyLength = stop &- keyStart
+                let cursor = text.skipWhitespace(from: text.skipWhitespace(from: stop &+ 1) &+ 1)
+                let value = containerOrdinal(at: cursor, nextOrdinal: &nextOrdinal, nextEntry: &nextEntry)
+                let isType = keyLength == 5 && memcmp(bytes + keyStart, "$type", 5) == 0
+                // At the top, markup is read only when the first key is `$type` (or `$archive`:
+                // an envelope, left to the tree).
+                if isTopLevel && index == 0 && !isType { throw TreePath() }
+                if keyLength > 0 && bytes[keyStart] == UInt8(ascii: "$") {
+                    if isType {
+                        guard typeName == nil, bytes[cursor] == UInt8(ascii: "\"") else { throw TreePath() }
+                        typeName = try self.typeName(at: cursor)
+                    } else if keyLength == 8 && memcmp(bytes + keyStart, "$version", 8) == 0 {
+                        var position = cursor
+                        guard !sawVersion, value < 0, let number = text.number(at: &position),
+                            case .int(let archived) = number, archived >= 0, let int = Int(exactly: archived)
+                        else { throw TreePath() }
+                        version = int
+                        sawVersion = true
+                    } else {
+                        throw TreePath()
+                    }
+                } else {
+                    members.append(Member(keyStart: keyStart, keyLength: keyLength, value: cursor, ordinal: value))
+                }
+            }
+            if isTopLevel && typeName == nil { throw TreePath() }
+            if sawVersion && typeName == nil { throw TreePath() }
+            return (typeName, version)
+        }
+
+        /// Throws when two of the members from `base` on have the same key (the tree reader
+        /// rejects such objects).
+        private func checkUniqueKeys(from base: Int) throws {
+            let count = members.count &- base
+            guard count > 1 else { return }
+            let bytes = text.bytes
+            if count > 16 {
+                var seen = Set<ExactString>()
+                for index in base..<members.count {
+                    let member = members[index]
+                    let key = String(
+                        decoding: UnsafeBufferPointer(start: bytes + member.keyStart, count: member.keyLength),
+                        as: UTF8.self)
+                    guard seen.insert(ExactString(key)).inserted else { throw TreePath() }
+                }
+                return
+            }
+            for later in (base &+ 1)..<members.count {
+                let key = members[later]
+                for earlier in base..<later where members[earlier].keyLength == key.keyLength {
+                    if JSONText.equal(bytes + members[earlier].keyStart, bytes + key.keyStart, length: key.keyLength) {
+                        throw TreePath()
+                    }
+                }
+            }
+        }
+
+        /// Checks a value an upgrade drops as the reader would (no repeated key, markup the tree
+        /// reads the same), and that it holds no typed object, which the migration pass would
+        /// walk into before the field goes.
+        private mutating func checkDropped(_ member: Member) throws {
+            guard member.ordinal >= 0 else { return }
+            if text.bytes[member.value] == UInt8(ascii: "[") {
+                let container = containers[member.ordinal]
+                var nextEntry = Int(container.firstEntry)
+                var nextOrdinal = member.ordinal &+ 1
+                for _ in 0..<Int(container.count) {
+                    let offset = Int(entries[nextEntry])
+                    nextEntry &+= 1
+                    let element = containerOrdinal(at: offset, nextOrdinal: &nextOrdinal, nextEntry: &nextEntry)
+                    try checkDropped(Member(keyStart: 0, keyLength: 0, value: offset, ordinal: element))
+                }
+                return
+            }
+            let base = members.count
+            defer { members.removeLast(members.count &- base) }
+            let (typeName, _) = try readMembers(ordinal: member.ordinal, isTopLevel: false)
+            guard typeName == nil else { throw TreePath() }
+            try checkUniqueKeys(from: base)
+            for index in base..<members.count {
+                try checkDropped(members[index])
+            }
+        }
+
+        /// The `$type` string whose quote is at `offset`: the workspace's last one when the bytes
+        /// are the same (no string made).
+        private mutating func typeName(at offset: Int) throws -> String {
+            let start = offset &+ 1
+            let (stop, _) = text.scanString(from: start)
+            guard stop < text.end, text.bytes[stop] == UInt8(ascii: "\"") else {
+                // Escaped: made from its scalars, never remembered.
+                let name = text.string(at: offset, scratch: &scratch)
+                guard !name.isEmpty else { throw TreePath() }
+                return name
+            }
+            let length = stop &- start
+            guard length > 0 else { throw TreePath() }
+            let workspace = self.workspace
+            let same = workspace.lastTypeBytes.withUnsafeBufferPointer { last in
+                last.count == length && JSONText.equal(text.bytes + start, last.baseAddress, length: length)
+            }
+            if same { return workspace.lastTypeName }
+            let name = String(decoding: UnsafeBufferPointer(start: text.bytes + start, count: length), as: UTF8.self)
+            workspace.lastTypeBytes = Array(UnsafeBufferPointer(start: text.bytes + start, count: length))
+            workspace.lastTypeName = name
+            workspace.lastVersion = nil
+            workspace.lastNeedsUpgrade = owner.catalog.needsUpgrade(typeName: name, version: nil)
+            return name
+        }
+
+        /// ``MigrationCatalog/needsUpgrade(typeName:version:)``, remembered for the last type.
+        private func needsUpgrade(_ typeName: String, _ version: Int?) -> Bool {
+            let workspace = self.workspace
+            if version == workspace.lastVersion && typeName == workspace.lastTypeName {
+                return workspace.lastNeedsUpgrade
+            }
+            let result = owner.catalog.needsUpgrade(typeName: typeName, version: version)
+            workspace.lastTypeName = typeName
+            workspace.lastTypeBytes = Array(typeName.utf8)
+            workspace.lastVersion = version
+            workspace.lastNeedsUpgrade = result
+            return result
+        }
+    }
+}
