@@ -4,7 +4,7 @@ import ModelVersioning
 /// `--sqlite FILE --table T --column C`: every row's archive through the one
 /// ``ArchivePipeline``, written back into the same row in its own format and storage class
 /// (TEXT stays TEXT, BLOB stays BLOB), a transaction of ``SQLiteColumn/Location/batchSize``
-/// rows at a time.
+/// rows (or ``transactionBytes`` of archives) at a time.
 ///
 /// - Each transaction begins `IMMEDIATE` and reads its rows inside it, so no other connection
 ///   changes a row between reading and writing it; rows are read, migrated and held a window at
@@ -20,6 +20,11 @@ struct SQLiteBatch {
     /// Rows migrated at once inside a transaction, and the most archive bytes they may hold.
     static let windowRows = 1_000
     static let windowBytes = 16 << 20
+    /// The archive bytes after which a transaction ends, however few rows it has: SQLite's
+    /// rollback journal keeps a copy of every page a transaction changes, so this bounds the
+    /// journal (and the time the write lock is held) for large archives, while small ones go
+    /// ``SQLiteColumn/Location/batchSize`` rows at a time.
+    static let transactionBytes = 32 << 20
 
     let location: SQLiteColumn.Location
     let context: ToolContext
@@ -56,6 +61,8 @@ struct SQLiteBatch {
         }
         while !finished {
             var rows = 0
+            // The bytes of the archives read in this transaction.
+            var bytes = 0
             var writtenHere = 0
             var failedHere = false
             // The window being migrated on the other threads while this one reads the next window
@@ -65,13 +72,14 @@ struct SQLiteBatch {
                 if !dryRun { try database.execute("BEGIN IMMEDIATE", purpose: "start a transaction") }
                 repeat {
                     var next: [SQLiteColumn.Row] = []
-                    if rows < location.batchSize && !finished {
+                    if rows < location.batchSize && bytes < Self.transactionBytes && !finished {
                         next = try store.rows(
                             after: lastKey, limit: min(Self.windowRows, location.batchSize - rows),
                             byteLimit: Self.windowBytes, sharingBuffer: true)
                         if let last = next.last {
                             lastKey = last.key
                             rows += next.count
+                            for row in next { bytes += row.value.byteCount }
                         } else {
                             finished = true
                         }

@@ -143,6 +143,14 @@ enum SQLiteValue: Sendable, Hashable {
         }
     }
 
+    /// The bytes of a text or blob (0 for the other storage classes).
+    var byteCount: Int {
+        switch self {
+        case .text(let data), .blob(let data): return data.count
+        case .null, .integer, .real: return 0
+        }
+    }
+
     /// The value as a SQL literal reads it: `42`, `'Kyoto'`, `x'0A1B'`.
     var literal: String {
         switch self {

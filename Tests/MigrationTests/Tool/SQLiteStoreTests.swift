@@ -176,7 +176,7 @@ struct SQLiteStoreTests {
         "a failing row rolls back a transaction of several windows, whether it is in the first window or the last",
         arguments: [100, 2_400])
     func failingRowRollsBackEveryWindow(failing: Int) throws {
-        // 2,500 rows in one transaction (the default batch of 10,000) are read, migrated and
+        // 2,500 rows in one transaction (the default batch of 100,000) are read, migrated and
         // written a window of 1,000 at a time, the next window migrated while the one before is
         // written: a failure in any window leaves every row of the transaction as it was.
         #expect(SQLiteBatch.windowRows < 2_500)
@@ -197,6 +197,33 @@ struct SQLiteStoreTests {
         #expect(run.standardError.contains("1 row failed: its 1 transaction (2500 rows) was rolled back"))
         #expect(try database.rows("SELECT doc FROM drawings ORDER BY id") == before)
         #expect(try database.integrityCheck() == "ok")
+    }
+
+    @Test("a transaction of large archives ends after 32 MiB of them, however few rows that is")
+    func transactionsOfLargeArchives() throws {
+        // 40 archives of 1 MiB: the first transaction reads two windows of 16 (16 MiB each), the
+        // second the last 8, one of which fails: only those 8 are rolled back.
+        #expect(SQLiteBatch.transactionBytes == 32 << 20 && SQLiteBatch.windowBytes == 16 << 20)
+        let scratch = try ScratchFolder()
+        try Data(ArchiveUpgraderTests.rules.utf8).write(to: scratch.url.appendingPathComponent("rules.json"))
+        let database = try TestDatabase.create(
+            at: scratch.url.appendingPathComponent("sketch.sqlite"),
+            schema: "CREATE TABLE drawings (id INTEGER PRIMARY KEY, doc TEXT)")
+        let large = Data(
+            #"{"$type":"Board","$version":1,"user":"\#(String(repeating: "a", count: 1 << 20))","shapes":[]}"#.utf8)
+        let broken = Data(#"{"$type": "Board""#.utf8)
+        try database.insert(
+            "INSERT INTO drawings (doc) VALUES (?)", rows: (0..<40).map { [.text($0 == 35 ? broken : large)] })
+        let run = try ToolProcess.run(Self.arguments("upgrade", column: "doc"), in: scratch.url)
+        #expect(run.status == 2)
+        #expect(
+            run.standardError.contains("1 row failed: its 1 transaction (8 rows) was rolled back"),
+            "\(run.standardError)")
+        let rows = try database.rows("SELECT doc FROM drawings ORDER BY id")
+        for (index, row) in rows.enumerated() {
+            let upgraded = row[0].bytes.map { String(decoding: $0.prefix(40), as: UTF8.self).contains("\"owner\"") }
+            #expect(upgraded == (index < 32), "row \(index + 1)")
+        }
     }
 
     @Test("identifiers are quoted; a table without a rowid needs --key, which must name one row")
