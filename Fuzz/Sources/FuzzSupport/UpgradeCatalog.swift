@@ -2,8 +2,9 @@ import Foundation
 import ModelVersioning
 
 // The catalog `fuzz-upgrade` upgrades with: chains whose steps only move keys (rename, remove,
-// nest, add scalar defaults, rename the type, an unversioned version), beside one that converts
-// a value and one already current, so that archives take both paths.
+// nest, add scalar defaults, rename the type, an unversioned version; `Kite`, whose name an archive
+// may spell with U+212A KELVIN SIGN, canonically equal), beside one that converts a value and one
+// already current, so that archives take both paths.
 
 /// The rules file of ``upgradeCatalog``.
 public let upgradeRules = """
@@ -19,6 +20,7 @@ public let upgradeRules = """
         {"from": 2, "to": 3, "rules": [{"nest": ["owner", "shapes"], "into": "content"},
                                       {"nest": ["content"], "into": "box"}]}]},
       "Frame": {"currentVersion": 2, "steps": [{"from": 1, "to": 2, "rules": [{"convert": "size", "using": "intToString"}]}]},
+      "Kite": {"currentVersion": 2, "steps": [{"from": 1, "to": 2, "rules": [{"rename": "a", "to": "b"}]}]},
       "Tag": {"currentVersion": 1}}}
     """
 

@@ -25,6 +25,8 @@ private let seeds = [
     #"{"$archive":1,"root":{"$type":"Shape","$version":1,"id":7,"name":"a","x":1,"y":2}}"#,
     #"{"$type":"Shape","$version":1,"id":8,"name":"a","x":1,"y":2,"legacy":{"$type":"Tag","$version":1,"name":"t"}}"#,
     "{\"$type\":\t\"Shape\" ,\r\n\"$version\" : 2 , \"id\":9,\"title\":\"x\",\"x\":[],\"y\":{}}",
+    #"{"$type":"\u212Aite","$version":1,"a":[1,2]}"#,
+    #"{"$type":"Kite","$version":1,"a":{"k":"\u212A"}}"#,
 ]
 
 @_cdecl("LLVMFuzzerInitialize")

@@ -25,7 +25,8 @@ import Foundation
 /// says which path ran.
 ///
 /// One upgrader serves any number of threads at once: what each archived type, version and key
-/// set becomes is worked out once, by the chain's own rules, and kept.
+/// set becomes is worked out once, by the chain's own rules, and kept (the first thousand key
+/// sets or so; past that, worked out for each object, as the tree does).
 public final class ArchiveUpgrader: Sendable {
     /// What became of one archive.
     public struct Result: Sendable, Hashable {
@@ -41,14 +42,19 @@ public final class ArchiveUpgrader: Sendable {
 
     /// The chains archives are upgraded with.
     public let catalog: MigrationCatalog
+    /// The document chain plain documents (JSON or property lists without archive markup) are
+    /// upgraded with; `nil` to follow each archive's envelope and objects only.
+    public let document: String?
     /// How archives are read (limits, markup); the migration pass runs within the same limits.
     public let options: ArchiveReadingOptions
     private let text: StreamingJSONUpgrade
     private let pass: MigrationPass
 
-    /// An upgrader to the current versions of `catalog`'s chains.
-    public init(catalog: MigrationCatalog, options: ArchiveReadingOptions = .init()) {
+    /// An upgrader to the current versions of `catalog`'s chains; plain documents with the
+    /// document chain `document` names (as `archive-migrate --document` does).
+    public init(catalog: MigrationCatalog, document: String? = nil, options: ArchiveReadingOptions = .init()) {
         self.catalog = catalog
+        self.document = document
         self.options = options
         self.text = StreamingJSONUpgrade(catalog: catalog, limits: options.limits)
         self.pass = MigrationPass(
@@ -61,12 +67,15 @@ public final class ArchiveUpgrader: Sendable {
     ///   what the migration pass throws (an object newer than its chain, a step that fails, with
     ///   the type, version, step and path), and what writing throws.
     public func upgrade(_ data: Data) throws -> Result {
-        if options.markup != .plain, ArchiveFormat.detect(data) == .json, let outcome = text.upgrade(data) {
+        // With a document chain named, the pass applies it: the tree's to run.
+        if document == nil, options.markup != .plain, ArchiveFormat.detect(data) == .json,
+            let outcome = text.upgrade(data)
+        {
             return Result(data: outcome.changed ? outcome.output : data, changed: outcome.changed, rewroteText: true)
         }
-        var document = try ArchiveDocument(data: data, options: options)
-        let report = try pass.upgrade(&document.tree)
+        var archive = try ArchiveDocument(data: data, options: options)
+        let report = try pass.upgrade(&archive.tree, document: document)
         guard report.changedTree else { return Result(data: data, changed: false, rewroteText: false) }
-        return Result(data: try document.data(), changed: true, rewroteText: false)
+        return Result(data: try archive.data(), changed: true, rewroteText: false)
     }
 }

@@ -146,6 +146,50 @@ struct ArchiveUpgraderTests {
         }
     }
 
+    @Test("an added infinity and a type name spelled with other scalars than its chain's go to the tree")
+    func spelledOnlyByTheTree() throws {
+        // Markup spells infinity as a tagged value laid out by the containers the tree writer has
+        // open; the pass keeps an upgraded object's name when it equals the chain's as a String
+        // (U+212A KELVIN SIGN is canonically "K").
+        let catalog = try MigrationCatalog(types: [
+            TypeMigrations(
+                typeName: "Gauge", currentVersion: 2,
+                steps: [MigrationStep(from: 1, to: 2, rules: [.add("limit", default: .double(.infinity))])]),
+            TypeMigrations(
+                typeName: "Kite", currentVersion: 2,
+                steps: [MigrationStep(from: 1, to: 2, rules: [.rename("a", to: "b")])]),
+        ])
+        let rewriter = StreamingJSONUpgrade(catalog: catalog, limits: .default)
+        let upgrader = ArchiveUpgrader(catalog: catalog)
+        for text in [
+            "{\n  \"$type\": \"Gauge\",\n  \"$version\": 1\n}\n", #"{"$type":"\u212Aite","$version":1,"a":1}"#,
+            "{\"$type\":\"\u{212A}ite\",\"$version\":1,\"a\":1}",
+        ] {
+            let data = Data(text.utf8)
+            #expect(rewriter.upgrade(data) == nil, "\(text)")
+            let tree = try #require(Self.treePath(data, catalog: catalog))
+            let result = try upgrader.upgrade(data)
+            #expect(!result.rewroteText && result.changed && result.data == tree.output, "\(text)")
+        }
+        let plain = try upgrader.upgrade(Data(#"{"$type":"Kite","$version":1,"a":1}"#.utf8))
+        #expect(
+            plain.rewroteText && String(decoding: plain.data, as: UTF8.self) == #"{"$type":"Kite","$version":2,"b":1}"#)
+    }
+
+    @Test("a dropped value nested deeper than the rewrite goes, under raised limits, goes to the tree without a trap")
+    func deepDroppedValue() throws {
+        var limits = ArchiveLimits.default
+        limits.maxDepth = 100_000
+        let upgrader = ArchiveUpgrader(catalog: try Self.catalog(), options: ArchiveReadingOptions(limits: limits))
+        let deep = String(repeating: "[", count: 20_000) + String(repeating: "]", count: 20_000)
+        let data = Data(#"{"$type":"Shape","$version":1,"id":1,"name":"a","x":1,"y":2,"legacy":\#(deep)}"#.utf8)
+        let result = try upgrader.upgrade(data)
+        #expect(!result.rewroteText && result.changed)
+        #expect(
+            String(decoding: result.data, as: UTF8.self).hasPrefix(#"{"$type":"Shape","$version":4,"id":1,"title":"a""#)
+        )
+    }
+
     @Test("one upgrader on many threads at once gives each archive its own result")
     func concurrentUse() async throws {
         let catalog = try Self.catalog()
@@ -157,12 +201,15 @@ struct ArchiveUpgraderTests {
             for (index, data) in archives.enumerated() {
                 group.addTask { (index, try? upgrader.upgrade(data)) }
             }
+            var rewritten = 0
             for try await (index, result) in group {
+                if result?.rewroteText == true { rewritten += 1 }
                 #expect(result?.changed == expected[index]?.changed)
                 if let result, let tree = expected[index] {
                     #expect(result.data == (tree.changed ? tree.output : archives[index]))
                 }
             }
+            #expect(rewritten > archives.count / 2)
         }
     }
 }

@@ -31,9 +31,10 @@ import Foundation
 /// ```
 ///
 /// One instance serves every thread of a batch: what each archived type, version and key set
-/// upgrades to is worked out once (by the chain's own rules, on stand-ins) and kept.
+/// upgrades to is worked out once (by the chain's own rules, on stand-ins) and kept (the first
+/// ``maximumLayoutCount`` key sets, within ``maximumLayoutBytes``).
 package final class StreamingJSONUpgrade: @unchecked Sendable {
-    // @unchecked Sendable: `layouts` and `spareWorkspaces`, the only mutable state, are touched
+    // @unchecked Sendable: `layouts`, `layoutBytes` and `spareWorkspaces`, the only mutable state, are touched
     // only with `lock` held; a workspace is used by one upgrade at a time (taken from and given
     // back to `spareWorkspaces` under the lock).
 
@@ -52,9 +53,13 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
     /// these keys, or fails on them). Guarded by `lock`.
     private var layouts: [Layout] = []
 
-    /// The most layouts kept: past it, objects of another key set are still upgraded, their
-    /// layout worked out for each one (as the tree path does for every object).
+    /// The most layouts kept, and the most bytes of type names and keys they hold: past either,
+    /// objects of another key set are still upgraded, their layout worked out for each one (as
+    /// the tree path does for every object).
     static let maximumLayoutCount = 1024
+    static let maximumLayoutBytes = 4 << 20
+    /// The bytes of type names and keys the kept layouts hold. Guarded by `lock`.
+    private var layoutBytes = 0
 
     /// Upgrades with the chains of `catalog` to their current versions, reading within `limits`
     /// (the tree reader's).
@@ -201,11 +206,15 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
         /// How deep the dictionaries it makes nest below the object (0 without any).
         let madeDepth: Int
 
-        init(_ upgrade: KeyMovingUpgrade, fieldCount: Int) {
+        /// `nil` when a rule adds a double that is not finite: archive markup spells it as a
+        /// tagged value (`{"$double": "inf"}`), whose layout the tree writer works out from the
+        /// containers it has open, which this walk does not keep.
+        init?(_ upgrade: KeyMovingUpgrade, fieldCount: Int) {
             var operations: [Operation] = []
             var keys: [UInt8] = []
             var constants: [ArchiveValue] = []
             var madeDepth = 0
+            var finite = true
             func lay(_ layout: FieldLayout, depth: Int) {
                 madeDepth = Swift.max(madeDepth, depth)
                 for entry in layout.entries {
@@ -216,6 +225,7 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
                     case .field(let index):
                         operations.append(.field(index))
                     case .constant(let value):
+                        if case .double(let number) = value, !number.isFinite { finite = false }
                         operations.append(.constant(constants.count))
                         constants.append(value)
                     case .dictionary(let inner) where inner.entries.isEmpty:
@@ -228,6 +238,7 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
                 }
             }
             lay(upgrade.fields, depth: 0)
+            guard finite else { return nil }
             self.typeName = upgrade.typeName
             self.version = upgrade.version
             self.operations = operations
@@ -256,19 +267,32 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
     private func sharedLayout(name: String, version: Int?, members: UnsafeBufferPointer<Member>, text: JSONText)
         -> Layout
     {
-        lock.lock()
-        defer { lock.unlock() }
-        for layout in layouts where layout.matches(name: name, version: version, members: members, text: text) {
-            return layout
+        func find() -> Layout? {
+            lock.lock()
+            defer { lock.unlock() }
+            return layouts.first { $0.matches(name: name, version: version, members: members, text: text) }
         }
+        if let layout = find() { return layout }
+        // Worked out without the lock (the chain's rules run on stand-ins): another thread may
+        // work out the same one meanwhile, and the first kept is the one used from then on.
         let keys = members.map { Array(UnsafeBufferPointer(start: text.bytes + $0.keyStart, count: $0.keyLength)) }
         let upgrade = catalog.keyMovingUpgrade(
             typeName: name, version: version, keys: keys.map { String(decoding: $0, as: UTF8.self) }
-        ).map { Upgrade($0, fieldCount: keys.count) }
-        let layout = Layout(archivedName: name, archivedVersion: version, keys: keys, upgrade: upgrade)
-        // Past the limit, the layout is used but not kept: the next such object works it out again.
-        if layouts.count < Self.maximumLayoutCount { layouts.append(layout) }
-        return layout
+        ).flatMap { Upgrade($0, fieldCount: keys.count) }
+        let made = Layout(archivedName: name, archivedVersion: version, keys: keys, upgrade: upgrade)
+        lock.lock()
+        defer { lock.unlock() }
+        if let kept = layouts.first(where: { $0.matches(name: name, version: version, members: members, text: text) }) {
+            return kept
+        }
+        // Past either limit, the layout is used but not kept: the next such object works it out
+        // again, as the tree path does for every object.
+        let bytes = made.archivedKeys.count &+ name.utf8.count
+        if layouts.count < Self.maximumLayoutCount && layoutBytes &+ bytes <= Self.maximumLayoutBytes {
+            layouts.append(made)
+            layoutBytes &+= bytes
+        }
+        return made
     }
 
     /// One member of an object in the text.
@@ -322,10 +346,11 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
             members.removeAll(keepingCapacity: true)
         }
 
-        /// Hands the member stack and scratch space back to the workspace.
+        /// Hands the member stack and scratch space back to the workspace; space a large archive
+        /// made them grow is let go of, so that a pooled workspace holds little.
         mutating func finish() {
-            workspace.members = members
-            workspace.scratch = scratch
+            workspace.members = members.capacity <= 4096 ? members : []
+            workspace.scratch = scratch.capacity <= 1 << 16 ? scratch : []
             members = []
             scratch = []
         }
@@ -427,8 +452,14 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
                         text: text, workspace: workspace)
                 }
                 guard let upgrade, level &+ upgrade.madeDepth < maxDepth else { throw TreePath() }
+                // The pass renames an upgraded object only when its name differs from the chain's
+                // as a `String` (canonical equivalence): a name spelled with other scalars that
+                // compares equal (`\u{212A}ite` for `Kite`) keeps its spelling there.
+                if typeName == upgrade.typeName && !typeName.utf8.elementsEqual(upgrade.typeName.utf8) {
+                    throw TreePath()
+                }
                 for index in upgrade.dropped {
-                    try checkDropped(members[base &+ index])
+                    try checkDropped(members[base &+ index], level: level &+ 1)
                 }
                 changed = true
                 emitter.output.append(UInt8(ascii: "{"))
@@ -594,11 +625,12 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
             }
         }
 
-        /// Checks a value an upgrade drops as the reader would (no repeated key, markup the tree
-        /// reads the same), and that it holds no typed object, which the migration pass would
-        /// walk into before the field goes.
-        private mutating func checkDropped(_ member: Member) throws {
+        /// Checks a value an upgrade drops, at `level`, as the reader would: no repeated key, no
+        /// markup the tree reads differently. A typed object inside it goes to the tree (which
+        /// removes the field before its walk gets there); this walk keeps to plain values.
+        private mutating func checkDropped(_ member: Member, level: Int) throws {
             guard member.ordinal >= 0 else { return }
+            guard level < maxDepth else { throw TreePath() }
             if text.bytes[member.value] == UInt8(ascii: "[") {
                 let container = containers[member.ordinal]
                 var nextEntry = Int(container.firstEntry)
@@ -607,7 +639,8 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
                     let offset = Int(entries[nextEntry])
                     nextEntry &+= 1
                     let element = containerOrdinal(at: offset, nextOrdinal: &nextOrdinal, nextEntry: &nextEntry)
-                    try checkDropped(Member(keyStart: 0, keyLength: 0, value: offset, ordinal: element))
+                    try checkDropped(
+                        Member(keyStart: 0, keyLength: 0, value: offset, ordinal: element), level: level &+ 1)
                 }
                 return
             }
@@ -617,7 +650,7 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
             guard typeName == nil else { throw TreePath() }
             try checkUniqueKeys(from: base)
             for index in base..<members.count {
-                try checkDropped(members[index])
+                try checkDropped(members[index], level: level &+ 1)
             }
         }
 
