@@ -4,6 +4,7 @@ import Foundation
 /// ``JSONStructure``, and which containers the models have read.
 final class StreamingDecodingSession {
     let text: JSONText
+    let structure: JSONStructure
     let containers: FlatBuffer<JSONStructure.Container>
     let entries: FlatBuffer<UInt32>
     let keyLengths: FlatBuffer<UInt8>
@@ -43,6 +44,7 @@ final class StreamingDecodingSession {
 
     init(text: JSONText, structure: JSONStructure, decoder: ArchiveDecoder) {
         self.text = text
+        self.structure = structure
         self.containers = structure.containers
         self.entries = structure.entries
         self.keyLengths = structure.keyLengths
@@ -99,14 +101,10 @@ final class StreamingDecodingSession {
     /// past this value's containers, and `nextEntry` past their entries.
     @inline(__always)
     func value(at offset: Int, nextOrdinal: inout Int, nextEntry: inout Int) -> StreamingJSONDecoder.ValueRef {
-        let first = text.bytes[offset]
-        guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
-            return StreamingJSONDecoder.ValueRef(offset: offset, ordinal: -1)
-        }
-        let ordinal = nextOrdinal
-        let container = containers[ordinal]
-        nextOrdinal = ordinal &+ 1 &+ Int(container.descendants)
-        nextEntry &+= Int(container.nestedEntries)
+        var cursor = JSONStructure.Cursor(entry: nextEntry, ordinal: nextOrdinal)
+        let ordinal = structure.containerOrdinal(at: offset, in: text, cursor: &cursor)
+        nextOrdinal = cursor.ordinal
+        nextEntry = cursor.entry
         return StreamingJSONDecoder.ValueRef(offset: offset, ordinal: ordinal)
     }
 
@@ -180,43 +178,31 @@ final class StreamingDecodingSession {
     /// upgraded archive). Ends the run for anything the tree decoder must handle (see
     /// ``StreamingJSONDecoder``); marks the object read.
     func readObject(_ value: StreamingJSONDecoder.ValueRef, depth: Int) throws -> StreamingObject {
-        let container = containers[value.ordinal]
-        let count = Int(container.count)
-        var nextEntry = Int(container.firstEntry)
+        let count = Int(containers[value.ordinal].count)
+        var cursor = structure.cursor(overContainer: value.ordinal)
         let object = makeObject(capacity: count, keys: text.bytes)
         let state = object.state
         let bytes = text.bytes
-        var nextOrdinal = value.ordinal &+ 1
         var typeName: String?
         var version: Int?
         var sawVersion = false
         for index in 0..<count {
-            let keyStart = Int(entries[nextEntry]) &+ 1
-            let knownLength = keyLengths[nextEntry]
-            nextEntry &+= 1
-            let stop: Int
-            if knownLength != JSONStructure.unknownKeyLength {
-                stop = keyStart &+ Int(knownLength)
-            } else {
-                let (end, highBits) = text.scanString(from: keyStart)
-                // Escaped and non-ASCII keys are left to the tree (both compare keys by their
-                // exact scalars; this path only reads plain ones).
-                guard end < text.end, bytes[end] == UInt8(ascii: "\""), highBits & 0x8080_8080_8080_8080 == 0 else {
-                    throw unsupported()
-                }
-                stop = end
+            // Escaped and non-ASCII keys are left to the tree (both compare keys by their exact
+            // scalars; this path only reads plain ones).
+            guard let entry = structure.nextMember(in: text, cursor: &cursor), entry.keyIsASCII else {
+                throw unsupported()
             }
-            let keyLength = stop &- keyStart
-            let cursor = text.skipWhitespace(from: text.skipWhitespace(from: stop &+ 1) &+ 1)
-            let member = self.value(at: cursor, nextOrdinal: &nextOrdinal, nextEntry: &nextEntry)
+            let keyStart = entry.keyStart
+            let keyLength = entry.keyLength
+            let member = StreamingJSONDecoder.ValueRef(offset: entry.value, ordinal: entry.ordinal)
             if keyLength > 0 && bytes[keyStart] == UInt8(ascii: "$") {
                 switch MarkupKey(bytes + keyStart, length: keyLength) {
                 case .type?:
-                    guard typeName == nil, bytes[cursor] == UInt8(ascii: "\"") else { throw unsupported() }
-                    typeName = try self.typeName(at: cursor)
+                    guard typeName == nil, bytes[entry.value] == UInt8(ascii: "\"") else { throw unsupported() }
+                    typeName = try self.typeName(at: entry.value)
                     if index == 0 { state.pointee.startsMarkup = true }
                 case .version?:
-                    var position = cursor
+                    var position = entry.value
                     guard !sawVersion, member.ordinal < 0, let number = text.number(at: &position),
                         case .int(let archived) = number, archived >= 0, let int = Int(exactly: archived)
                     else { throw unsupported() }
@@ -259,25 +245,18 @@ final class StreamingDecodingSession {
         }
     }
 
-    /// The last type name read and whether objects of it with `lastVersion` need upgrading:
-    /// objects of one type come in runs.
-    @exclusivity(unchecked) private var lastTypeName = ""
-    @exclusivity(unchecked) private var lastVersion: Int?
-    @exclusivity(unchecked) private var lastNeedsUpgrade = false
+    /// The last type name read, and whether objects of it need upgrading.
+    @exclusivity(unchecked) private var recentType = RecentTypeName()
 
     /// The `$type` string at `offset`, the same `String` as the previous object's when the
     /// bytes are equal.
     private func typeName(at offset: Int) throws -> String {
         let contentStart = offset &+ 1
         let (stop, _) = text.scanString(from: contentStart)
-        if stop < text.end, text.bytes[stop] == UInt8(ascii: "\"") {
-            let length = stop &- contentStart
-            var cached = lastTypeName
-            let same = cached.withUTF8 { utf8 in
-                utf8.count == length
-                    && JSONText.equal(text.bytes + contentStart, utf8.baseAddress, length: length)
-            }
-            if same { return cached }
+        if stop < text.end, text.bytes[stop] == UInt8(ascii: "\""),
+            let name = recentType.name(spelledBy: text.bytes + contentStart, length: stop &- contentStart)
+        {
+            return name
         }
         let name = string(at: offset)
         guard !name.isEmpty else { throw unsupported() }
@@ -287,12 +266,7 @@ final class StreamingDecodingSession {
     /// ``MigrationCatalog/needsUpgrade(typeName:version:)``, remembered for the last type.
     @inline(__always)
     private func needsUpgrade(_ typeName: String, _ version: Int?) -> Bool {
-        if version == lastVersion && typeName == lastTypeName { return lastNeedsUpgrade }
-        let result = catalog.needsUpgrade(typeName: typeName, version: version)
-        lastTypeName = typeName
-        lastVersion = version
-        lastNeedsUpgrade = result
-        return result
+        recentType.needsUpgrade(typeName, version, catalog: catalog)
     }
 
     /// The value to decode: the envelope's root, or the top-level object. `nil` for what the

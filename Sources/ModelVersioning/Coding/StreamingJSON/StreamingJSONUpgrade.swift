@@ -107,16 +107,12 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
     /// walk's member stack, the layouts met lately. One thread holds it at a time.
     final class Workspace {
         let storage = JSONStructure.Storage()
-        var members: [Member] = []
-        var scratch: [UInt8] = []
+        @exclusivity(unchecked) var members: [Member] = []
+        @exclusivity(unchecked) var scratch: [UInt8] = []
         /// The layouts this workspace met last, newest first: looked at before the shared list.
-        var recentLayouts: [Layout] = []
-        /// The last type name met (its bytes and the string) and whether objects of it at
-        /// `lastVersion` need upgrading: objects of one type come in runs.
-        var lastTypeBytes: [UInt8] = []
-        var lastTypeName = ""
-        var lastVersion: Int?
-        var lastNeedsUpgrade = false
+        @exclusivity(unchecked) var recentLayouts: [Layout] = []
+        /// The last type name met, and whether objects of it need upgrading.
+        @exclusivity(unchecked) var recentType = RecentTypeName()
 
         static let recentCount = 8
     }
@@ -311,9 +307,7 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
     /// emitter.
     private struct Rewriter: ~Copyable {
         let text: JSONText
-        let containers: FlatBuffer<JSONStructure.Container>
-        let entries: FlatBuffer<UInt32>
-        let keyLengths: FlatBuffer<UInt8>
+        let structure: JSONStructure
         let owner: StreamingJSONUpgrade
         let workspace: Workspace
         let maxDepth: Int
@@ -329,9 +323,7 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
             emitter: consuming JSONWriter.Emitter
         ) {
             self.text = text
-            self.containers = structure.containers
-            self.entries = structure.entries
-            self.keyLengths = structure.keyLengths
+            self.structure = structure
             self.owner = owner
             self.workspace = workspace
             // The tree writer refuses to open a container inside `maxDepth` open ones, with the
@@ -394,39 +386,22 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
         }
 
         private mutating func writeArray(ordinal: Int, level: Int) throws {
-            let container = containers[ordinal]
-            let count = Int(container.count)
+            let count = Int(structure.containers[ordinal].count)
             guard count > 0 else {
                 emitter.output.append("[]")
                 return
             }
             guard level < maxDepth else { throw TreePath() }
             emitter.output.append(UInt8(ascii: "["))
-            var nextEntry = Int(container.firstEntry)
-            var nextOrdinal = ordinal &+ 1
+            var cursor = structure.cursor(overContainer: ordinal)
             for index in 0..<count {
                 if index > 0 { emitter.output.append(UInt8(ascii: ",")) }
                 emitter.newline(level &+ 1)
-                let offset = Int(entries[nextEntry])
-                nextEntry &+= 1
-                let element = containerOrdinal(at: offset, nextOrdinal: &nextOrdinal, nextEntry: &nextEntry)
-                try writeValue(offset: offset, ordinal: element, level: level &+ 1)
+                let element = structure.nextElement(in: text, cursor: &cursor)
+                try writeValue(offset: element.offset, ordinal: element.ordinal, level: level &+ 1)
             }
             emitter.newline(level)
             emitter.output.append(UInt8(ascii: "]"))
-        }
-
-        /// The ordinal of the value at `offset` when it is a container (moving `nextOrdinal` and
-        /// `nextEntry` past it and what it holds), else -1.
-        @inline(__always)
-        private func containerOrdinal(at offset: Int, nextOrdinal: inout Int, nextEntry: inout Int) -> Int {
-            let first = text.bytes[offset]
-            guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return -1 }
-            let ordinal = nextOrdinal
-            let container = containers[ordinal]
-            nextOrdinal = ordinal &+ 1 &+ Int(container.descendants)
-            nextEntry &+= Int(container.nestedEntries)
-            return ordinal
         }
 
         // MARK: Objects
@@ -547,41 +522,28 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
         /// `$type` and `$version`, an escaped key, a `$version` without a `$type`, and at the top
         /// an object that does not start with `$type` (a plain document or an envelope).
         private mutating func readMembers(ordinal: Int, isTopLevel: Bool) throws -> (String?, Int?) {
-            let container = containers[ordinal]
-            let count = Int(container.count)
-            var nextEntry = Int(container.firstEntry)
-            var nextOrdinal = ordinal &+ 1
+            let count = Int(structure.containers[ordinal].count)
+            var cursor = structure.cursor(overContainer: ordinal)
             var typeName: String?
             var version: Int?
             var sawVersion = false
             let bytes = text.bytes
             for index in 0..<count {
-                let keyStart = Int(entries[nextEntry]) &+ 1
-                let knownLength = keyLengths[nextEntry]
-                nextEntry &+= 1
-                let stop: Int
-                if knownLength != JSONStructure.unknownKeyLength {
-                    stop = keyStart &+ Int(knownLength)
-                } else {
-                    // Not plain ASCII, or long: read as it is unless it has escapes.
-                    let (end, _) = text.scanString(from: keyStart)
-                    guard end < text.end, bytes[end] == UInt8(ascii: "\"") else { throw TreePath() }
-                    stop = end
-                }
-                let keyLength = stop &- keyStart
-                let cursor = text.skipWhitespace(from: text.skipWhitespace(from: stop &+ 1) &+ 1)
-                let value = containerOrdinal(at: cursor, nextOrdinal: &nextOrdinal, nextEntry: &nextEntry)
+                // A key with escapes is read by the tree; a non-ASCII one is written as it is.
+                guard let entry = structure.nextMember(in: text, cursor: &cursor) else { throw TreePath() }
+                let keyStart = entry.keyStart
+                let keyLength = entry.keyLength
                 let isType = keyLength == 5 && memcmp(bytes + keyStart, "$type", 5) == 0
                 // At the top, markup is read only when the first key is `$type` (or `$archive`:
                 // an envelope, left to the tree).
                 if isTopLevel && index == 0 && !isType { throw TreePath() }
                 if keyLength > 0 && bytes[keyStart] == UInt8(ascii: "$") {
                     if isType {
-                        guard typeName == nil, bytes[cursor] == UInt8(ascii: "\"") else { throw TreePath() }
-                        typeName = try self.typeName(at: cursor)
+                        guard typeName == nil, bytes[entry.value] == UInt8(ascii: "\"") else { throw TreePath() }
+                        typeName = try self.typeName(at: entry.value)
                     } else if keyLength == 8 && memcmp(bytes + keyStart, "$version", 8) == 0 {
-                        var position = cursor
-                        guard !sawVersion, value < 0, let number = text.number(at: &position),
+                        var position = entry.value
+                        guard !sawVersion, entry.ordinal < 0, let number = text.number(at: &position),
                             case .int(let archived) = number, archived >= 0, let int = Int(exactly: archived)
                         else { throw TreePath() }
                         version = int
@@ -590,7 +552,8 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
                         throw TreePath()
                     }
                 } else {
-                    members.append(Member(keyStart: keyStart, keyLength: keyLength, value: cursor, ordinal: value))
+                    members.append(
+                        Member(keyStart: keyStart, keyLength: keyLength, value: entry.value, ordinal: entry.ordinal))
                 }
             }
             if isTopLevel && typeName == nil { throw TreePath() }
@@ -632,15 +595,12 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
             guard member.ordinal >= 0 else { return }
             guard level < maxDepth else { throw TreePath() }
             if text.bytes[member.value] == UInt8(ascii: "[") {
-                let container = containers[member.ordinal]
-                var nextEntry = Int(container.firstEntry)
-                var nextOrdinal = member.ordinal &+ 1
-                for _ in 0..<Int(container.count) {
-                    let offset = Int(entries[nextEntry])
-                    nextEntry &+= 1
-                    let element = containerOrdinal(at: offset, nextOrdinal: &nextOrdinal, nextEntry: &nextEntry)
+                var cursor = structure.cursor(overContainer: member.ordinal)
+                for _ in 0..<Int(structure.containers[member.ordinal].count) {
+                    let element = structure.nextElement(in: text, cursor: &cursor)
                     try checkDropped(
-                        Member(keyStart: 0, keyLength: 0, value: offset, ordinal: element), level: level &+ 1)
+                        Member(keyStart: 0, keyLength: 0, value: element.offset, ordinal: element.ordinal),
+                        level: level &+ 1)
                 }
                 return
             }
@@ -660,38 +620,21 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
             let start = offset &+ 1
             let (stop, _) = text.scanString(from: start)
             guard stop < text.end, text.bytes[stop] == UInt8(ascii: "\"") else {
-                // Escaped: made from its scalars, never remembered.
+                // Escaped: made from its scalars.
                 let name = text.string(at: offset, scratch: &scratch)
                 guard !name.isEmpty else { throw TreePath() }
                 return name
             }
-            let length = stop &- start
-            guard length > 0 else { throw TreePath() }
-            let workspace = self.workspace
-            let same = workspace.lastTypeBytes.withUnsafeBufferPointer { last in
-                last.count == length && JSONText.equal(text.bytes + start, last.baseAddress, length: length)
+            guard stop > start else { throw TreePath() }
+            if let name = workspace.recentType.name(spelledBy: text.bytes + start, length: stop &- start) {
+                return name
             }
-            if same { return workspace.lastTypeName }
-            let name = String(decoding: UnsafeBufferPointer(start: text.bytes + start, count: length), as: UTF8.self)
-            workspace.lastTypeBytes = Array(UnsafeBufferPointer(start: text.bytes + start, count: length))
-            workspace.lastTypeName = name
-            workspace.lastVersion = nil
-            workspace.lastNeedsUpgrade = owner.catalog.needsUpgrade(typeName: name, version: nil)
-            return name
+            return String(decoding: UnsafeBufferPointer(start: text.bytes + start, count: stop &- start), as: UTF8.self)
         }
 
         /// ``MigrationCatalog/needsUpgrade(typeName:version:)``, remembered for the last type.
         private func needsUpgrade(_ typeName: String, _ version: Int?) -> Bool {
-            let workspace = self.workspace
-            if version == workspace.lastVersion && typeName == workspace.lastTypeName {
-                return workspace.lastNeedsUpgrade
-            }
-            let result = owner.catalog.needsUpgrade(typeName: typeName, version: version)
-            workspace.lastTypeName = typeName
-            workspace.lastTypeBytes = Array(typeName.utf8)
-            workspace.lastVersion = version
-            workspace.lastNeedsUpgrade = result
-            return result
+            workspace.recentType.needsUpgrade(typeName, version, catalog: owner.catalog)
         }
     }
 }
