@@ -32,7 +32,7 @@ struct SQLiteBatch {
 
     /// One row's outcome.
     struct Outcome: Sendable {
-        var key: [SQLiteValue]
+        var key: SQLiteColumn.Key
         var entry: BatchReport.Entry
         /// The value to write back, when the archive changed.
         var output: SQLiteValue?
@@ -48,7 +48,7 @@ struct SQLiteBatch {
             total: context.console.errorIsTerminal ? try store.count() : nil, console: context.console)
         let place = "\(store.table).\(store.column)"
         let keyNames = store.keyNames
-        var lastKey: [SQLiteValue]?
+        var lastKey: SQLiteColumn.Key?
         var written = 0
         var nulls = 0
         var rolledBack = (transactions: 0, rows: 0)
@@ -87,14 +87,15 @@ struct SQLiteBatch {
                     let done = inFlight?.wait()
                     inFlight = next.isEmpty ? nil : Parallel.Window(next, process)
                     guard var outcomes = consume done else { continue }
+                    var writes: [SQLiteColumn.Write] = []
                     // By index, in place: an outcome holds the row's report, too large to copy.
                     for index in outcomes.indices {
                         if outcomes[index].isNull { nulls += 1 }
                         if outcomes[index].entry.error == nil, let output = outcomes[index].output, !dryRun,
                             !failedHere || location.skipsFailed
                         {
-                            try store.write(output, key: outcomes[index].key)
-                            writtenHere += 1
+                            writes.append(SQLiteColumn.Write(key: outcomes[index].key, value: output))
+                            outcomes[index].output = nil
                         }
                         if outcomes[index].entry.error != nil {
                             if location.skipsFailed {
@@ -110,7 +111,10 @@ struct SQLiteBatch {
                         }
                         report.add(outcomes[index].entry)
                     }
-                    Parallel.releaseElsewhere(consume outcomes)
+                    // One UPDATE for the window's new archives.
+                    try store.write(writes)
+                    writtenHere += writes.count
+                    Parallel.releaseElsewhere((consume outcomes, consume writes))
                 } while inFlight != nil
                 if !dryRun {
                     if failedHere {

@@ -82,6 +82,33 @@ final class SQLiteDatabase {
         guard result == SQLITE_OK else { throw error(result, purpose) }
     }
 
+    /// Defines the SQL function `name` of `arguments` arguments on this connection, run by
+    /// `body` on the thread that steps the statement calling it. It is `SQLITE_DIRECTONLY`: SQL
+    /// in the database file (a trigger, a view) cannot call it.
+    ///
+    /// - Throws: `ArchiveError` with code `io` when SQLite refuses it.
+    func createFunction(_ name: String, arguments: Int, _ body: @escaping (SQLiteFunctionCall) -> Void) throws {
+        // The connection holds the box until the function is replaced or the connection
+        // closes; SQLite calls the destructor then, and also when the definition fails.
+        let box = Unmanaged.passRetained(FunctionBox(body)).toOpaque()
+        let result = sqlite3_create_function_v2(
+            handle, name, Int32(clamping: arguments), SQLITE_UTF8 | SQLITE_DIRECTONLY, box,
+            { context, count, values in
+                guard let context, let user = sqlite3_user_data(context) else { return }
+                let box = Unmanaged<FunctionBox>.fromOpaque(user).takeUnretainedValue()
+                box.body(SQLiteFunctionCall(context: context, arguments: values, count: Int(count)))
+            }, nil, nil,
+            { user in
+                if let user { Unmanaged<FunctionBox>.fromOpaque(user).release() }
+            })
+        guard result == SQLITE_OK else { throw error(result, "define the SQL function \(name)") }
+    }
+
+    private final class FunctionBox {
+        let body: (SQLiteFunctionCall) -> Void
+        init(_ body: @escaping (SQLiteFunctionCall) -> Void) { self.body = body }
+    }
+
     /// How many rows the last `UPDATE` changed.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
@@ -163,6 +190,81 @@ enum SQLiteValue: Sendable, Hashable {
         }
     }
 }
+
+/// One call of a SQL function defined with ``SQLiteDatabase/createFunction(_:arguments:_:)``:
+/// its arguments, and its result to set.
+struct SQLiteFunctionCall {
+    fileprivate let context: OpaquePointer
+    fileprivate let arguments: UnsafeMutablePointer<OpaquePointer?>?
+    let count: Int
+
+    /// Argument `index` when it is an integer.
+    func integer(at index: Int) -> Int64? {
+        guard index < count, let argument = arguments?[index], sqlite3_value_type(argument) == SQLITE_INTEGER else {
+            return nil
+        }
+        return sqlite3_value_int64(argument)
+    }
+
+    /// Argument `index` (NULL past the last).
+    func value(at index: Int) -> SQLiteValue {
+        guard index < count, let argument = arguments?[index] else { return .null }
+        switch sqlite3_value_type(argument) {
+        case SQLITE_INTEGER: return .integer(sqlite3_value_int64(argument))
+        case SQLITE_FLOAT: return .real(sqlite3_value_double(argument))
+        case SQLITE_TEXT:
+            // The pointer first, then the count: SQLite's documented order.
+            guard let text = sqlite3_value_text(argument) else { return .text(Data()) }
+            return .text(Data(bytes: text, count: Int(sqlite3_value_bytes(argument))))
+        case SQLITE_BLOB:
+            let bytes = sqlite3_value_blob(argument)
+            let count = Int(sqlite3_value_bytes(argument))
+            guard let bytes, count > 0 else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: count))
+        default: return .null
+        }
+    }
+
+    /// Sets the result to `value` (SQLite copies text and blob bytes).
+    func setResult(_ value: SQLiteValue) {
+        switch value {
+        case .null: sqlite3_result_null(context)
+        case .integer(let number): sqlite3_result_int64(context, number)
+        case .real(let number): sqlite3_result_double(context, number)
+        case .text(let bytes):
+            bytes.withUnsafeBytes { buffer in
+                if let base = buffer.baseAddress, !buffer.isEmpty {
+                    sqlite3_result_text64(
+                        context, base.assumingMemoryBound(to: CChar.self), UInt64(buffer.count), sqliteTransient,
+                        UInt8(SQLITE_UTF8))
+                } else {
+                    sqlite3_result_text(context, "", 0, sqliteTransient)
+                }
+            }
+        case .blob(let bytes):
+            bytes.withUnsafeBytes { buffer in
+                if let base = buffer.baseAddress, !buffer.isEmpty {
+                    sqlite3_result_blob64(context, base, UInt64(buffer.count), sqliteTransient)
+                } else {
+                    sqlite3_result_zeroblob(context, 0)
+                }
+            }
+        }
+    }
+
+    /// Sets the result to 1 or 0.
+    func setResult(_ value: Bool) {
+        sqlite3_result_int(context, value ? 1 : 0)
+    }
+
+    /// Fails the call, and so the statement, with `message`.
+    func fail(_ message: String) {
+        sqlite3_result_error(context, message, -1)
+    }
+}
+
+/// SQLite's `SQLITE_TRANSIENT`: it copies the bytes before the call returns.
+private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// A prepared statement of a ``SQLiteDatabase``.
 final class SQLiteStatement {
@@ -255,6 +357,11 @@ final class SQLiteStatement {
     /// How many columns the statement's rows have.
     var columnCount: Int32 { sqlite3_column_count(handle) }
 
+    /// Column `index` of the current row as an integer (a rowid).
+    func integer(at index: Int32) -> Int64 {
+        sqlite3_column_int64(handle, index)
+    }
+
     /// The value of column `index` of the current row.
     func value(at index: Int32) -> SQLiteValue {
         switch sqlite3_column_type(handle, index) {
@@ -273,7 +380,7 @@ final class SQLiteStatement {
 
     /// Appends the bytes of column `index` of the current row to `buffer` when it is text or a
     /// blob: where they went, and whether it is text; `nil` for other values.
-    func appendBytes(at index: Int32, to buffer: inout Data) -> (range: Range<Int>, isText: Bool)? {
+    func appendBytes(at index: Int32, to buffer: inout ByteBuffer) -> (range: Range<Int>, isText: Bool)? {
         let isText: Bool
         switch sqlite3_column_type(handle, index) {
         case SQLITE_TEXT: isText = true
@@ -284,7 +391,9 @@ final class SQLiteStatement {
         let bytes = isText ? UnsafeRawPointer(sqlite3_column_text(handle, index)) : sqlite3_column_blob(handle, index)
         let count = Int(sqlite3_column_bytes(handle, index))
         let start = buffer.count
-        if let bytes, count > 0 { buffer.append(bytes.assumingMemoryBound(to: UInt8.self), count: count) }
+        if let bytes, count > 0 {
+            buffer.append(UnsafeBufferPointer(start: bytes.assumingMemoryBound(to: UInt8.self), count: count))
+        }
         return (start..<buffer.count, isText)
     }
 

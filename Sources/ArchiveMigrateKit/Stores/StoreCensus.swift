@@ -255,7 +255,7 @@ extension StoreCensus {
         case .sqlite(let location):
             let store = try SQLiteColumn(location, readOnly: true)
             let place = "\(store.table).\(store.column)"
-            var lastKey: [SQLiteValue]?
+            var lastKey: SQLiteColumn.Key?
             let census = try take(
                 source: "\(location.shownAs) \(place)",
                 windows: {

@@ -13,20 +13,20 @@ import Foundation
 /// Noncopyable because it owns its memory, which comes from `malloc`: growing is a `realloc`
 /// (for a large buffer the system remaps its pages instead of copying them, so the old and new
 /// buffer are never both resident), and ``takeData()`` hands the memory to `Data` as it is.
-struct ByteBuffer: ~Copyable {
+package struct ByteBuffer: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     /// The number of bytes written.
-    private(set) var count = 0
+    package private(set) var count = 0
     /// Whether the output outgrew the memory the system would give: the bytes written are
     /// dropped, appends are ignored from then on, and the writer reports an error instead of
     /// trapping as `UnsafeMutablePointer.allocate` would.
-    private(set) var allocationFailed = false
+    package private(set) var allocationFailed = false
 
     /// Stands for "no memory" (capacity 0); never written, never freed.
     private nonisolated(unsafe) static let noMemory = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         base = Self.noMemory
         self.capacity = 0
         _ = reserve(Swift.max(capacity, 16))
@@ -72,7 +72,7 @@ struct ByteBuffer: ~Copyable {
     }
 
     @inline(__always)
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
         let length = bytes.count
         guard reserve(length) else { return }
@@ -125,7 +125,7 @@ struct ByteBuffer: ~Copyable {
     /// The memory is first shrunk to the bytes written (in place, or for a large buffer by
     /// remapping), so that a short document kept as `Data` does not hold the buffer's spare
     /// capacity; the `Data` owns it from here on, and the buffer allocates anew if written again.
-    mutating func takeData() -> Data {
+    package mutating func takeData() -> Data {
         guard count > 0, base != Self.noMemory else { return Data() }
         if let shrunk = realloc(base, count) { base = shrunk.assumingMemoryBound(to: UInt8.self) }
         let written = Data(bytesNoCopy: base, count: count, deallocator: .free)

@@ -1,0 +1,165 @@
+import Foundation
+import ModelVersioning
+import Testing
+
+@testable import ArchiveMigrateKit
+
+/// `upgrade --sqlite` writes a window's new archives with one `UPDATE` over the window's key
+/// range, asking its own SQL functions which rows of the range have a new archive: only those
+/// rows are written, each once, whatever the keys (rowids with gaps and below zero, text keys
+/// in a case-insensitive collation, keys of two columns); a row that vanishes under the
+/// `UPDATE` is named and its transaction rolled back.
+@Suite("SQLite: one UPDATE per window")
+struct SQLiteWindowWriteTests {
+    /// The Shape chain: version 1 to 4 only moves keys.
+    static let rules = """
+        {"formatVersion": 1, "types": {"Shape": {"currentVersion": 4, "steps": [
+          {"from": 1, "to": 2, "rules": [{"rename": "name", "to": "title"}]},
+          {"from": 2, "to": 3, "rules": [{"nest": ["x", "y"], "into": "center"}]},
+          {"from": 3, "to": 4, "rules": [{"add": "visible", "default": true}]}]}}}
+        """
+
+    static func old(_ index: Int) -> Data {
+        Data(#"{"$type":"Shape","$version":1,"id":\#(index),"name":"s\#(index)","x":\#(index),"y":2}"#.utf8)
+    }
+
+    static func current(_ index: Int) -> Data {
+        Data(
+            #"{"$type":"Shape","$version":4,"id":\#(index),"title":"s\#(index)","center":{"x":\#(index),"y":2},"visible":false}"#
+                .utf8)
+    }
+
+    static func upgraded(_ index: Int) -> Data {
+        Data(
+            #"{"$type":"Shape","$version":4,"id":\#(index),"title":"s\#(index)","center":{"x":\#(index),"y":2},"visible":true}"#
+                .utf8)
+    }
+
+    /// Every third row is already current; the others are version 1.
+    static func isOld(_ index: Int) -> Bool { index % 3 != 0 }
+
+    static func archive(_ index: Int) -> Data { isOld(index) ? old(index) : current(index) }
+
+    @Test("rowids with gaps and below zero, over several windows: only the old rows are written, each once")
+    func rowidTable() throws {
+        let scratch = try ScratchFolder()
+        try scratch.write(Self.rules, to: "rules.json")
+        let database = try TestDatabase.create(
+            at: scratch.url.appendingPathComponent("shapes.sqlite"),
+            schema: """
+                CREATE TABLE shapes (id INTEGER PRIMARY KEY, archive TEXT);
+                CREATE TABLE log (id INTEGER);
+                CREATE TRIGGER logged AFTER UPDATE ON shapes BEGIN INSERT INTO log VALUES (new.id); END;
+                """)
+        // 2,500 rows: three windows of the batch, rowids from -700 up with gaps of 1 to 4.
+        let count = 2_500
+        let ids: [Int64] = (0..<count).map { index -> Int64 in
+            let spaced: Int64 = Int64(index) * 3 - 700
+            return spaced + Int64(index % 2)
+        }
+        try database.insert(
+            "INSERT INTO shapes (id, archive) VALUES (?, ?)",
+            rows: (0..<count).map { [.integer(ids[$0]), .text(Self.archive($0))] })
+
+        let run = try ToolProcess.run(
+            [
+                "upgrade", "--sqlite", "shapes.sqlite", "--table", "shapes", "--column", "archive", "--rules",
+                "rules.json",
+            ],
+            in: scratch.url)
+        #expect(run.status == 0, "\(run.standardError)")
+        let old = (0..<count).filter(Self.isOld)
+        let summary = "upgraded \(old.count) of \(count) rows"
+        #expect(run.standardError.contains(summary), "\(run.standardError)")
+
+        let rows = try database.rows("SELECT id, archive FROM shapes ORDER BY id")
+        #expect(rows.count == count)
+        for (index, row) in rows.enumerated() {
+            #expect(row[0] == .integer(ids[index]))
+            let expected = Self.isOld(index) ? Self.upgraded(index) : Self.current(index)
+            #expect(row[1] == .text(expected), "row \(ids[index])")
+        }
+        // The trigger saw each old row once, and no current one.
+        let logged = try database.rows("SELECT id FROM log ORDER BY id").map { $0[0] }
+        #expect(logged == old.map { .integer(ids[$0]) })
+        #expect(try database.integrityCheck() == "ok")
+    }
+
+    @Test("keys of two columns, one of them text in a case-insensitive collation, in a table without rowid")
+    func twoColumnKey() throws {
+        let scratch = try ScratchFolder()
+        try scratch.write(Self.rules, to: "rules.json")
+        let database = try TestDatabase.create(
+            at: scratch.url.appendingPathComponent("shapes.sqlite"),
+            schema: """
+                CREATE TABLE shapes (owner TEXT COLLATE NOCASE, n INTEGER, archive BLOB, PRIMARY KEY (owner, n))
+                WITHOUT ROWID;
+                CREATE TABLE log (owner TEXT, n INTEGER);
+                CREATE TRIGGER logged AFTER UPDATE ON shapes BEGIN INSERT INTO log VALUES (new.owner, new.n); END;
+                """)
+        // Owners differ in case only where the collation orders them together ("ann", "Bob", "bob2").
+        let owners = ["ann", "Bob", "bob2", "Émile"]
+        var keys: [(String, Int64)] = []
+        for owner in owners {
+            for n in [-2, 0, 7, 1_000] { keys.append((owner, Int64(n))) }
+        }
+        try database.insert(
+            "INSERT INTO shapes VALUES (?, ?, ?)",
+            rows: keys.enumerated().map { index, key in
+                [.text(Data(key.0.utf8)), .integer(key.1), .blob(Self.archive(index))]
+            })
+        // Windows of 5 rows: the key ranges cut through an owner's rows.
+        let run = try ToolProcess.run(
+            [
+                "upgrade", "--sqlite", "shapes.sqlite", "--table", "shapes", "--column", "archive", "--key", "owner",
+                "--key", "n", "--rules", "rules.json", "--batch-size", "5",
+            ], in: scratch.url)
+        #expect(run.status == 0, "\(run.standardError)")
+        let rows = try database.rows("SELECT owner, n, archive FROM shapes")
+        #expect(rows.count == keys.count)
+        for row in rows {
+            let index = try #require(
+                keys.firstIndex { .text(Data($0.0.utf8)) == row[0] && .integer($0.1) == row[1] })
+            let expected = Self.isOld(index) ? Self.upgraded(index) : Self.current(index)
+            #expect(row[2] == .blob(expected), "row \(keys[index])")
+        }
+        let logged = try database.rows("SELECT owner, n FROM log")
+        #expect(logged.count == keys.indices.filter(Self.isOld).count)
+        #expect(
+            Set(logged.map { "\($0[0].literal) \($0[1].literal)" }).count == logged.count, "a row was written twice")
+        #expect(try database.integrityCheck() == "ok")
+    }
+
+    @Test("a row deleted while its window is written is named, and its transaction is rolled back")
+    func rowGoneUnderTheUpdate() throws {
+        let scratch = try ScratchFolder()
+        try scratch.write(Self.rules, to: "rules.json")
+        let database = try TestDatabase.create(
+            at: scratch.url.appendingPathComponent("shapes.sqlite"),
+            schema: """
+                CREATE TABLE shapes (id INTEGER PRIMARY KEY, archive TEXT);
+                CREATE TRIGGER vanish BEFORE UPDATE ON shapes WHEN old.id = 12 BEGIN
+                  DELETE FROM shapes WHERE id = 14;
+                END;
+                """)
+        try database.insert(
+            "INSERT INTO shapes (id, archive) VALUES (?, ?)",
+            rows: (1...20).map { [.integer(Int64($0)), .text(Self.old($0))] })
+        let before = try database.rows("SELECT id, archive FROM shapes ORDER BY id")
+
+        // Transactions of 10 rows: 1–10 are written, 11–20 rolled back.
+        let run = try ToolProcess.run(
+            [
+                "upgrade", "--sqlite", "shapes.sqlite", "--table", "shapes", "--column", "archive", "--rules",
+                "rules.json", "--batch-size", "10",
+            ], in: scratch.url)
+        #expect(run.status == 2, "\(run.standardError)")
+        #expect(run.standardError.contains("id 14 of shapes is gone: no row was written"), "\(run.standardError)")
+        let after = try database.rows("SELECT id, archive FROM shapes ORDER BY id")
+        #expect(after.count == 20, "the deletion was rolled back with its transaction")
+        for (index, row) in after.enumerated() {
+            let id = index + 1
+            #expect(row == (id <= 10 ? [.integer(Int64(id)), .text(Self.upgraded(id))] : before[index]), "row \(id)")
+        }
+    }
+}
