@@ -161,31 +161,85 @@ enum Parallel {
         }
     }
 
-    /// ``map(_:_:)`` on other threads while the caller goes on: a batch starts a window, reads
-    /// the next one and writes the one before while it runs, then waits for it, so that no
-    /// processor waits for the one thread that reads and writes.
+    /// ``map(_:_:)`` beside the caller: a batch starts a window, reads the next one and writes
+    /// the one before while other threads migrate it, then helps finish it.
     ///
-    /// `@unchecked Sendable`: `outputs` is written by the one task the window starts, before it
-    /// leaves `group`, and read only after `wait()` has seen it leave.
+    /// The thread that reads and writes is the one every other waits for, so the window starts
+    /// one helper fewer than there are processors, leaving that thread a processor of its own;
+    /// once it has read and written, it takes inputs itself until none is left (``wait()``).
+    ///
+    /// Inputs are claimed ``claimSize`` at a time under a lock. Each output is built in its own
+    /// slot: no copy of what may be a large result.
+    ///
+    /// `@unchecked Sendable`: `next` is read and written with `lock` held; each slot is written
+    /// by the one thread that claimed its index, and read only after `wait()` has seen every
+    /// claim done (`group`, and its own claims).
     final class Window<Output: Sendable>: @unchecked Sendable {
+        private let count: Int
+        private let work: @Sendable (Int) -> Output
+        private let slots: UnsafeMutablePointer<Output>
+        private let lock = NSLock()
+        private var next = 0
         private let group = DispatchGroup()
-        private var outputs: [Output] = []
+        private var collected = false
 
-        /// Starts `body` on every input.
+        /// Inputs a thread claims at once: enough that the lock is rare, few enough that the
+        /// threads finish together.
+        static var claimSize: Int { 16 }
+
+        /// Starts `body` on every input, on one thread fewer than there are processors (at
+        /// least one).
         init<Input: Sendable>(_ inputs: [Input], _ body: @escaping @Sendable (Input) -> Output) {
-            group.enter()
-            DispatchQueue.global().async { [self] in
-                outputs = Parallel.map(inputs, body)
-                group.leave()
+            count = inputs.count
+            work = { body(inputs[$0]) }
+            slots = .allocate(capacity: max(1, inputs.count))
+            let helpers = min(Parallel.processors - 1, (inputs.count + Self.claimSize - 1) / Self.claimSize)
+            for _ in 0..<max(1, helpers) {
+                group.enter()
+                DispatchQueue.global().async { [self] in
+                    run()
+                    group.leave()
+                }
             }
         }
 
-        /// The outputs, in input order, once every input is done.
+        deinit {
+            if !collected {
+                group.wait()
+                slots.deinitialize(count: count)
+            }
+            slots.deallocate()
+        }
+
+        /// Builds the outputs of the inputs this thread claims, until none is left.
+        private func run() {
+            while true {
+                lock.lock()
+                let start = next
+                next = min(count, start + Self.claimSize)
+                lock.unlock()
+                guard start < count else { return }
+                for index in start..<min(count, start + Self.claimSize) {
+                    (slots + index).initialize(to: work(index))
+                }
+            }
+        }
+
+        /// The outputs, in input order, once every input is done; the calling thread builds
+        /// those no other thread has claimed yet. Called once.
         func wait() -> [Output] {
+            run()
             group.wait()
-            return outputs
+            collected = true
+            return [Output](unsafeUninitializedCapacity: count) { buffer, initialized in
+                if let base = buffer.baseAddress { base.moveInitialize(from: slots, count: count) }
+                initialized = count
+            }
         }
     }
+
+    /// The processors this process may use, read once.
+    static let processors = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
     /// Lets go of `value` on another thread: a batch's thread that reads and writes hands its
     /// done window of results over, so that freeing them runs beside it instead of on it (in an
