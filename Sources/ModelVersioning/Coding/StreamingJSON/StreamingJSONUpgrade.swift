@@ -84,20 +84,33 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
                 let structure = JSONStructure.scan(base, count: raw.count, limits: limits, reusing: workspace.storage)
             else { return nil }
             let pretty = ArchiveDocument.hasLineBreakInside(raw)
-            var rewriter = Rewriter(
-                text: text, structure: structure, owner: self, workspace: workspace,
-                emitter: JSONWriter.Emitter(
+            let reused = workspace.emitter.take()
+            var emitter: JSONWriter.Emitter
+            if let reused {
+                emitter = reused
+            } else {
+                emitter = JSONWriter.Emitter(
                     options: ArchiveWritingOptions(prettyPrinted: pretty, markup: .archive),
-                    capacity: raw.count &+ raw.count / 4 &+ 64))
-            defer { rewriter.finish() }
+                    capacity: raw.count &+ raw.count / 4 &+ 64)
+            }
+            emitter.restart(prettyPrinted: pretty)
+            var rewriter = Rewriter(
+                text: text, structure: structure, owner: self, workspace: workspace, emitter: emitter)
+            var written = true
             do {
                 try rewriter.writeObject(ordinal: 0, level: 0)
             } catch {
-                return nil
+                written = false
             }
-            if pretty { rewriter.emitter.output.append(UInt8(ascii: "\n")) }
-            guard !rewriter.emitter.output.allocationFailed else { return nil }
-            return Outcome(changed: rewriter.changed, output: rewriter.emitter.output.takeData())
+            let changed = rewriter.changed
+            var output = rewriter.finish()
+            if written && pretty { output.output.append(UInt8(ascii: "\n")) }
+            // A copy of exactly the bytes written: the emitter's memory stays for the next one.
+            let outcome =
+                written && !output.output.allocationFailed
+                ? Outcome(changed: changed, output: output.output.copyData()) : nil
+            workspace.keep(output)
+            return outcome
         }
     }
 
@@ -113,6 +126,17 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
         @exclusivity(unchecked) var recentLayouts: [Layout] = []
         /// The last type name met, and whether objects of it need upgrading.
         @exclusivity(unchecked) var recentType = RecentTypeName()
+        /// The writer of the last upgrade, with its memory (`nil` while an upgrade uses it).
+        @exclusivity(unchecked) var emitter: JSONWriter.Emitter?
+
+        /// Keeps `emitter` for the next upgrade, unless its buffer grew past
+        /// ``maximumKeptOutput`` (a pooled workspace does not hold a large archive's memory).
+        func keep(_ emitter: consuming JSONWriter.Emitter) {
+            guard emitter.output.reservedCapacity <= Self.maximumKeptOutput else { return }
+            self.emitter = .some(emitter)
+        }
+
+        static let maximumKeptOutput = 1 << 20
 
         static let recentCount = 8
     }
@@ -340,11 +364,14 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
 
         /// Hands the member stack and scratch space back to the workspace; space a large archive
         /// made them grow is let go of, so that a pooled workspace holds little.
-        mutating func finish() {
+        /// Gives the member stack and scratch buffer back to the workspace, and the emitter to
+        /// the caller.
+        consuming func finish() -> JSONWriter.Emitter {
             workspace.members = members.capacity <= 4096 ? members : []
             workspace.scratch = scratch.capacity <= 1 << 16 ? scratch : []
             members = []
             scratch = []
+            return emitter
         }
 
         // MARK: Values

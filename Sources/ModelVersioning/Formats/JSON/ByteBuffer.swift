@@ -113,6 +113,20 @@ package struct ByteBuffer: ~Copyable {
         count &+= repeated
     }
 
+    /// The bytes it can hold without growing.
+    var reservedCapacity: Int { capacity }
+
+    /// Forgets the bytes written (and a failed allocation), keeping the memory.
+    mutating func removeAll() {
+        count = 0
+        allocationFailed = false
+    }
+
+    /// A copy of the bytes written.
+    func copyData() -> Data {
+        count == 0 ? Data() : Data(bytes: base, count: count)
+    }
+
     /// Calls `body` with the bytes written from `start` on.
     /// (Nothing when the bytes were dropped since: see ``allocationFailed``.)
     func withBytes<R>(from start: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {

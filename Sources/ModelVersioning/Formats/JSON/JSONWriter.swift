@@ -68,7 +68,7 @@ extension JSONWriter {
         }
 
         var output: ByteBuffer
-        let pretty: Bool
+        private(set) var pretty: Bool
         let markup: Bool
         /// How plain mode spells dates and data.
         let conventions: DocumentConventions
@@ -86,6 +86,14 @@ extension JSONWriter {
             markup = options.markup != .plain
             conventions = options.conventions
             maxDepth = options.limits.maxDepth
+        }
+
+        /// Ready to write another document, pretty-printed or not, in the memory it has.
+        mutating func restart(prettyPrinted: Bool) {
+            output.removeAll()
+            frames.removeAll()
+            baseLevel = 0
+            pretty = prettyPrinted
         }
 
         mutating func writeDocument(_ root: ArchiveValue) throws {

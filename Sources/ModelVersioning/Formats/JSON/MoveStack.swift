@@ -90,6 +90,12 @@ struct MoveStack<Element>: ~Copyable {
         return base + index
     }
 
+    /// Removes every element, keeping the memory.
+    mutating func removeAll() {
+        base.deinitialize(count: count)
+        count = 0
+    }
+
     /// Moves the top element out; the stack must not be empty.
     @inline(__always)
     mutating func removeLast() -> Element {
