@@ -8,7 +8,8 @@ import ModelVersioning
 ///
 /// - Each transaction begins `IMMEDIATE` and reads its rows inside it, so no other connection
 ///   changes a row between reading and writing it; rows are read, migrated and held a window at
-///   a time, so memory depends on the largest archive, not on the table.
+///   a time, so memory depends on the largest archive, not on the table, and a window's new
+///   archives are written by one `UPDATE` (``SQLiteColumn/write(_:)``).
 /// - Rows already at the target versions, and NULL values, are not written.
 /// - A row that fails to migrate is reported with its key and the error, and its transaction
 ///   is rolled back: every row of it stays as it was, and the next transaction goes on. With
