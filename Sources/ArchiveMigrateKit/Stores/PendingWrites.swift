@@ -5,8 +5,10 @@
 ///
 /// A row is found by its key: by rowid, the one after the last found or a binary search (rows
 /// come in key order); by `--key` columns, a dictionary. A row the `UPDATE` reaches without a
-/// new archive is left alone; ``firstUnwritten`` names a row the `UPDATE` did not write (one a
-/// trigger deleted).
+/// new archive is left alone. A key that names two rows — possible with `--key` columns whose
+/// unique index lets NULLs repeat, or is partial — fails the statement (``value(_:)``) instead of
+/// writing one row's archive into the other, as the `UPDATE` of one row by its key failed by
+/// changing two.
 ///
 /// Used on the connection's thread only: SQLite calls the functions inside `sqlite3_step`.
 final class PendingWrites {
@@ -14,22 +16,26 @@ final class PendingWrites {
     static let valueName = "archive_migrate_value"
 
     private let byRowid: Bool
+    /// The key's names, for messages.
+    private let keyNames: [String]
     private var writes: [SQLiteColumn.Write] = []
     /// By rowid: each write's rowid, ascending.
     private var rowids: [Int64] = []
     /// By `--key` columns: each write's index.
     private var indexByKey: [SQLiteColumn.Key: Int] = [:]
-    /// Which writes the `UPDATE` took.
+    /// Which writes the `UPDATE` has asked the value of.
     private var taken: [Bool] = []
     /// The write found last.
     private var last = 0
 
-    init(byRowid: Bool) {
+    init(byRowid: Bool, keyNames: [String]) {
         self.byRowid = byRowid
+        self.keyNames = keyNames
     }
 
-    /// Holds `writes`, in key order, until ``finish()``.
-    func start(_ writes: [SQLiteColumn.Write]) {
+    /// Holds `writes`, in key order, until ``finish()``; answers a key two of them have, if any
+    /// (then nothing may be written).
+    func start(_ writes: [SQLiteColumn.Write]) -> SQLiteColumn.Key? {
         self.writes = writes
         taken = Array(repeating: false, count: writes.count)
         last = 0
@@ -38,10 +44,17 @@ final class PendingWrites {
                 if case .rowid(let rowid) = write.key { return rowid }
                 return .min
             }
+            // Ascending, as read; an equal neighbour is a repeated key.
+            for index in rowids.indices.dropFirst() where rowids[index] <= rowids[index - 1] {
+                return writes[index].key
+            }
         } else {
-            indexByKey = Dictionary(
-                writes.enumerated().map { ($0.element.key, $0.offset) }, uniquingKeysWith: { first, _ in first })
+            indexByKey.reserveCapacity(writes.count)
+            for (index, write) in writes.enumerated() where indexByKey.updateValue(index, forKey: write.key) != nil {
+                return write.key
+            }
         }
+        return nil
     }
 
     /// Lets go of the writes.
@@ -52,25 +65,23 @@ final class PendingWrites {
         indexByKey = [:]
     }
 
-    /// The key of the first write the `UPDATE` did not take.
-    var firstUnwritten: SQLiteColumn.Key? {
-        taken.firstIndex(of: false).map { writes[$0].key }
-    }
-
     /// `pendingName(key…)`: whether the row has a new archive.
     func isPending(_ call: SQLiteFunctionCall) {
         call.setResult(index(of: call) != nil)
     }
 
-    /// `valueName(key…)`: the row's new archive, which the row then takes; an error for a row
-    /// without one, which fails the statement rather than writing anything else.
-    ///
-    /// The row is counted as taken here, not in ``isPending(_:)``: SQLite may evaluate the
-    /// `WHERE` clause of every row first and write them after, skipping a row a trigger
-    /// deleted in between.
+    /// `valueName(key…)`: the row's new archive. It fails the statement, so that nothing is
+    /// written, for a row without one (the `WHERE` clause leaves those out) and for a second
+    /// row with the same key.
     func value(_ call: SQLiteFunctionCall) {
         guard let index = index(of: call) else {
             call.fail("archive-migrate has no new archive for this row")
+            return
+        }
+        guard !taken[index] else {
+            call.fail(
+                "two rows have the key \(SQLiteColumn.describe(writes[index].key, keyNames: keyNames)), which must "
+                    + "name one row; nothing of this transaction was written")
             return
         }
         taken[index] = true

@@ -148,7 +148,7 @@ final class SQLiteColumn {
         selectAfter = try database.prepare(
             "\(base) WHERE (\(keyList)) > (\(placeholders)) \(order)", purpose: "read \(table).\(self.column)")
         if !readOnly {
-            let pending = PendingWrites(byRowid: byRowid)
+            let pending = PendingWrites(byRowid: byRowid, keyNames: keyNames)
             try database.createFunction(PendingWrites.pendingName, arguments: keyExpressions.count, pending.isPending)
             try database.createFunction(PendingWrites.valueName, arguments: keyExpressions.count, pending.value)
             let from = keyExpressions.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
@@ -190,7 +190,7 @@ final class SQLiteColumn {
         while try statement.step() {
             let key =
                 byRowid ? Key.rowid(statement.integer(at: 0)) : .columns((0..<width).map { statement.value(at: $0) })
-            if sharingBuffer, let (range, isText) = statement.appendBytes(at: width, to: &shared) {
+            if sharingBuffer, let (range, isText) = try statement.appendBytes(at: width, to: &shared) {
                 places.append((rows.count, range, isText))
                 rows.append(Row(key: key, value: .null))
                 bytes += range.count
@@ -204,9 +204,6 @@ final class SQLiteColumn {
             }
             if bytes >= byteLimit { break }
         }
-        guard !shared.allocationFailed else {
-            throw ArchiveError(.io, "cannot hold the archives of \(rows.count) rows of \(table) in memory")
-        }
         sharedCapacity = Swift.max(shared.count, 1 << 12)
         let buffer = shared.takeData()
         for place in places {
@@ -218,20 +215,47 @@ final class SQLiteColumn {
     /// Writes each new archive into the archive column of the row with its key; `writes` are
     /// in key order, as ``rows(after:limit:byteLimit:sharingBuffer:)`` read them.
     ///
-    /// - Throws: `ArchiveError` with code `io` when the write fails or a row has no longer its
-    ///   key.
+    /// - Throws: `ArchiveError` with code `io` when the write fails, when a key names two rows,
+    ///   or when a row was not written (gone, or kept as it was by a trigger), naming the first.
     func write(_ writes: [Write]) throws {
         guard let first = writes.first, let last = writes.last else { return }
         guard let update, let pending else { throw ArchiveError(.io, "\(database.shownAs) was opened read-only") }
-        pending.start(writes)
         defer { pending.finish() }
-        defer { update.reset() }
-        try update.bind(first.key.values + last.key.values)
-        _ = try update.step()
-        guard database.changes == writes.count else {
-            let gone = pending.firstUnwritten ?? first.key
-            throw ArchiveError(.io, "\(describe(gone)) of \(table) is gone: no row was written")
+        if let repeated = pending.start(writes) {
+            throw ArchiveError(
+                .io,
+                "two rows of \(table) have the key \(describe(repeated)), which must name one row; none was written")
         }
+        do {
+            defer { update.reset() }
+            try update.bind(first.key.values + last.key.values)
+            _ = try update.step()
+        }
+        guard database.changes == writes.count else { throw try unwritten(writes) }
+    }
+
+    /// The error for a write the `UPDATE` did not make: the first row whose archive is not the
+    /// new one, read back by its key. SQLite asks a row's new value before its `BEFORE UPDATE`
+    /// triggers run, and one of those may delete the row or keep it as it is.
+    private func unwritten(_ writes: [Write]) throws -> ArchiveError {
+        let condition = keyExpressions.enumerated().map { "\($0.element) = ?\($0.offset + 1)" }.joined(
+            separator: " AND ")
+        let statement = try database.prepare(
+            "SELECT \(SQLiteDatabase.quoted(column)) FROM \(SQLiteDatabase.quoted(table)) WHERE \(condition)",
+            purpose: "read \(table).\(column)")
+        for write in writes {
+            defer { statement.reset() }
+            try statement.bind(write.key.values)
+            guard try statement.step() else {
+                return ArchiveError(.io, "\(describe(write.key)) of \(table) is gone: no row was written")
+            }
+            if statement.value(at: 0) != write.value {
+                return ArchiveError(
+                    .io, "\(describe(write.key)) of \(table) was not written: the UPDATE left it as it was (a trigger?)"
+                )
+            }
+        }
+        return ArchiveError(.io, "\(table) changed other rows than the \(writes.count) written: nothing was written")
     }
 
     /// `Z_PK 42`, `id 'a' and n 3`: a row's key as messages show it.

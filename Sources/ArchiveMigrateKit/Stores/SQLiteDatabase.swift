@@ -380,7 +380,9 @@ final class SQLiteStatement {
 
     /// Appends the bytes of column `index` of the current row to `buffer` when it is text or a
     /// blob: where they went, and whether it is text; `nil` for other values.
-    func appendBytes(at index: Int32, to buffer: inout ByteBuffer) -> (range: Range<Int>, isText: Bool)? {
+    ///
+    /// - Throws: `ArchiveError` with code `io` when the buffer cannot grow to hold them.
+    func appendBytes(at index: Int32, to buffer: inout ByteBuffer) throws -> (range: Range<Int>, isText: Bool)? {
         let isText: Bool
         switch sqlite3_column_type(handle, index) {
         case SQLITE_TEXT: isText = true
@@ -394,7 +396,12 @@ final class SQLiteStatement {
         if let bytes, count > 0 {
             buffer.append(UnsafeBufferPointer(start: bytes.assumingMemoryBound(to: UInt8.self), count: count))
         }
-        return (start..<buffer.count, isText)
+        // SQLite answers no pointer for a non-empty value only when it ran out of memory.
+        guard !buffer.allocationFailed, bytes != nil || count == 0 else {
+            throw ArchiveError(
+                .io, "cannot hold \(start + count) bytes of archives read from \(database.shownAs) in memory")
+        }
+        return (start..<start + count, isText)
     }
 
     /// The text of column `index` of the current row (`nil` for NULL).

@@ -168,7 +168,7 @@ enum Parallel {
     /// one helper fewer than there are processors, leaving that thread a processor of its own;
     /// once it has read and written, it takes inputs itself until none is left (``wait()``).
     ///
-    /// Inputs are claimed ``claimSize`` at a time under a lock. Each output is built in its own
+    /// Inputs are claimed a few at a time under a lock. Each output is built in its own
     /// slot: no copy of what may be a large result.
     ///
     /// `@unchecked Sendable`: `next` is read and written with `lock` held; each slot is written
@@ -182,10 +182,10 @@ enum Parallel {
         private var next = 0
         private let group = DispatchGroup()
         private var collected = false
-
-        /// Inputs a thread claims at once: enough that the lock is rare, few enough that the
-        /// threads finish together.
-        static var claimSize: Int { 16 }
+        /// Inputs a thread claims at once: up to 16, so that the lock is rare, and few enough
+        /// that every thread gets some of a short window (of large archives: at most 16 MiB of
+        /// them) and the threads finish together.
+        private let claimSize: Int
 
         /// Starts `body` on every input, on one thread fewer than there are processors (at
         /// least one).
@@ -193,7 +193,8 @@ enum Parallel {
             count = inputs.count
             work = { body(inputs[$0]) }
             slots = .allocate(capacity: max(1, inputs.count))
-            let helpers = min(Parallel.processors - 1, (inputs.count + Self.claimSize - 1) / Self.claimSize)
+            claimSize = max(1, min(16, inputs.count / (Parallel.processors * 4)))
+            let helpers = min(Parallel.processors - 1, (inputs.count + claimSize - 1) / claimSize)
             for _ in 0..<max(1, helpers) {
                 group.enter()
                 DispatchQueue.global().async { [self] in
@@ -216,10 +217,10 @@ enum Parallel {
             while true {
                 lock.lock()
                 let start = next
-                next = min(count, start + Self.claimSize)
+                next = min(count, start + claimSize)
                 lock.unlock()
                 guard start < count else { return }
-                for index in start..<min(count, start + Self.claimSize) {
+                for index in start..<min(count, start + claimSize) {
                     (slots + index).initialize(to: work(index))
                 }
             }

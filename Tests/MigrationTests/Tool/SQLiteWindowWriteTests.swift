@@ -8,7 +8,8 @@ import Testing
 /// range, asking its own SQL functions which rows of the range have a new archive: only those
 /// rows are written, each once, whatever the keys (rowids with gaps and below zero, text keys
 /// in a case-insensitive collation, keys of two columns); a row that vanishes under the
-/// `UPDATE` is named and its transaction rolled back.
+/// `UPDATE`, or that a trigger keeps as it was, is named and its transaction rolled back; a key
+/// that names two rows writes nothing.
 @Suite("SQLite: one UPDATE per window")
 struct SQLiteWindowWriteTests {
     /// The Shape chain: version 1 to 4 only moves keys.
@@ -130,17 +131,21 @@ struct SQLiteWindowWriteTests {
         #expect(try database.integrityCheck() == "ok")
     }
 
-    @Test("a row deleted while its window is written is named, and its transaction is rolled back")
-    func rowGoneUnderTheUpdate() throws {
+    @Test(
+        "a row a trigger deletes or keeps as it was while its window is written is named, and its transaction is rolled back",
+        arguments: [
+            ("DELETE FROM shapes WHERE id = 14", "id 14 of shapes is gone: no row was written"),
+            ("DELETE FROM shapes WHERE id = old.id", "id 12 of shapes is gone: no row was written"),
+            ("SELECT RAISE(IGNORE)", "id 12 of shapes was not written: the UPDATE left it as it was"),
+        ])
+    func rowNotWrittenUnderTheUpdate(trigger: String, message: String) throws {
         let scratch = try ScratchFolder()
         try scratch.write(Self.rules, to: "rules.json")
         let database = try TestDatabase.create(
             at: scratch.url.appendingPathComponent("shapes.sqlite"),
             schema: """
                 CREATE TABLE shapes (id INTEGER PRIMARY KEY, archive TEXT);
-                CREATE TRIGGER vanish BEFORE UPDATE ON shapes WHEN old.id = 12 BEGIN
-                  DELETE FROM shapes WHERE id = 14;
-                END;
+                CREATE TRIGGER vanish BEFORE UPDATE ON shapes WHEN old.id = 12 BEGIN \(trigger); END;
                 """)
         try database.insert(
             "INSERT INTO shapes (id, archive) VALUES (?, ?)",
@@ -154,12 +159,41 @@ struct SQLiteWindowWriteTests {
                 "rules.json", "--batch-size", "10",
             ], in: scratch.url)
         #expect(run.status == 2, "\(run.standardError)")
-        #expect(run.standardError.contains("id 14 of shapes is gone: no row was written"), "\(run.standardError)")
+        #expect(run.standardError.contains(message), "\(run.standardError)")
         let after = try database.rows("SELECT id, archive FROM shapes ORDER BY id")
         #expect(after.count == 20, "the deletion was rolled back with its transaction")
         for (index, row) in after.enumerated() {
             let id = index + 1
             #expect(row == (id <= 10 ? [.integer(Int64(id)), .text(Self.upgraded(id))] : before[index]), "row \(id)")
         }
+    }
+
+    @Test(
+        "a key that names two rows (a unique index lets NULLs repeat) writes neither, whether one or both are old",
+        arguments: [true, false])
+    func keyNamingTwoRows(bothOld: Bool) throws {
+        let scratch = try ScratchFolder()
+        try scratch.write(Self.rules, to: "rules.json")
+        let database = try TestDatabase.create(
+            at: scratch.url.appendingPathComponent("shapes.sqlite"),
+            schema: "CREATE TABLE shapes (a INTEGER, b INTEGER, archive TEXT, UNIQUE (a, b))")
+        let rows: [[SQLiteValue]] = [
+            [.integer(0), .integer(5), .text(Self.old(1))],
+            [.integer(1), .null, .text(Self.old(2))],
+            [.integer(1), .null, .text(bothOld ? Self.old(3) : Self.current(3))],
+            [.integer(2), .integer(0), .text(Self.old(4))],
+        ]
+        try database.insert("INSERT INTO shapes VALUES (?, ?, ?)", rows: rows)
+        let before = try database.rows("SELECT rowid, archive FROM shapes ORDER BY rowid")
+
+        let run = try ToolProcess.run(
+            [
+                "upgrade", "--sqlite", "shapes.sqlite", "--table", "shapes", "--column", "archive", "--key", "a",
+                "--key", "b", "--rules", "rules.json",
+            ], in: scratch.url)
+        #expect(run.status == 2, "\(run.standardError)")
+        #expect(
+            run.standardError.contains("have the key a 1 and b NULL, which must name one row"), "\(run.standardError)")
+        #expect(try database.rows("SELECT rowid, archive FROM shapes ORDER BY rowid") == before)
     }
 }

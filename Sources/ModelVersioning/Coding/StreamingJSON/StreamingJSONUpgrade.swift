@@ -362,10 +362,9 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
             members.removeAll(keepingCapacity: true)
         }
 
-        /// Hands the member stack and scratch space back to the workspace; space a large archive
-        /// made them grow is let go of, so that a pooled workspace holds little.
-        /// Gives the member stack and scratch buffer back to the workspace, and the emitter to
-        /// the caller.
+        /// Hands the member stack and scratch space back to the workspace (space a large archive
+        /// made them grow is let go of, so that a pooled workspace holds little), and the
+        /// emitter to the caller.
         consuming func finish() -> JSONWriter.Emitter {
             workspace.members = members.capacity <= 4096 ? members : []
             workspace.scratch = scratch.capacity <= 1 << 16 ? scratch : []

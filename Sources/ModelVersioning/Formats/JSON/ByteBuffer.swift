@@ -19,8 +19,10 @@ package struct ByteBuffer: ~Copyable {
     /// The number of bytes written.
     package private(set) var count = 0
     /// Whether the output outgrew the memory the system would give: the bytes written are
-    /// dropped, appends are ignored from then on, and the writer reports an error instead of
-    /// trapping as `UnsafeMutablePointer.allocate` would.
+    /// dropped (``count`` goes back to 0; later appends that fit the memory it has are written
+    /// from there, the others are dropped too), and the writer reports an error instead of
+    /// trapping as `UnsafeMutablePointer.allocate` would. A caller that keeps offsets into the
+    /// buffer checks this after each append.
     package private(set) var allocationFailed = false
 
     /// Stands for "no memory" (capacity 0); never written, never freed.
