@@ -314,7 +314,9 @@ final class SQLiteColumn {
     }
 
     /// Refuses key columns that may name several rows: they must be the primary key, or the
-    /// columns of a unique index.
+    /// columns of a unique index that covers every row (not a partial one) and holds no
+    /// expression (`UNIQUE (k, lower(name))` does not make `k` unique). Keys with NULLs, which a
+    /// unique index lets repeat, are caught when a window is written (``PendingWrites``).
     private static func checkUnique(_ names: [String], table: String, columns: [Column], in database: SQLiteDatabase)
         throws
     {
@@ -322,20 +324,24 @@ final class SQLiteColumn {
         let primaryKey = Set(columns.filter { $0.primaryKeyPosition > 0 }.map { $0.name.lowercased() })
         if primaryKey == wanted { return }
         let indexes = try database.prepare(
-            "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1", purpose: "read the indexes of \(table)")
+            "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND partial = 0",
+            purpose: "read the indexes of \(table)")
         try indexes.bind([.text(Data(table.utf8))])
         var unique: [String] = []
         while try indexes.step() {
             if let name = indexes.string(at: 0) { unique.append(name) }
         }
         for index in unique {
-            let info = try database.prepare("SELECT name FROM pragma_index_info(?)", purpose: "read the index \(index)")
+            let info = try database.prepare(
+                "SELECT name FROM pragma_index_info(?)", purpose: "read the index \(index)")
             try info.bind([.text(Data(index.utf8))])
             var indexed: Set<String> = []
+            var hasExpression = false
             while try info.step() {
-                if let name = info.string(at: 0) { indexed.insert(name.lowercased()) }
+                // An expression's column has no name.
+                if let name = info.string(at: 0) { indexed.insert(name.lowercased()) } else { hasExpression = true }
             }
-            if indexed == wanted { return }
+            if indexed == wanted && !hasExpression { return }
         }
         throw UsageError(
             "'--key \(names.joined(separator: " --key "))' may name several rows of \(table): a key must be its primary "

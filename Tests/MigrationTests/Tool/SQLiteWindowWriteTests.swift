@@ -196,4 +196,37 @@ struct SQLiteWindowWriteTests {
             run.standardError.contains("have the key a 1 and b NULL, which must name one row"), "\(run.standardError)")
         #expect(try database.rows("SELECT rowid, archive FROM shapes ORDER BY rowid") == before)
     }
+
+    @Test("a partial unique index, or one with an expression, does not make --key columns name one row")
+    func keysOfIndexesThatDoNotCoverTheColumns() throws {
+        let scratch = try ScratchFolder()
+        try scratch.write(Self.rules, to: "rules.json")
+        let database = try TestDatabase.create(
+            at: scratch.url.appendingPathComponent("shapes.sqlite"),
+            schema: """
+                CREATE TABLE shapes (k INTEGER, j INTEGER, name TEXT, m INTEGER, archive TEXT);
+                CREATE UNIQUE INDEX partly ON shapes (k) WHERE k > 0;
+                CREATE UNIQUE INDEX computed ON shapes (j, lower(name));
+                CREATE UNIQUE INDEX whole ON shapes (m);
+                """)
+        try database.insert(
+            "INSERT INTO shapes VALUES (?, ?, ?, ?, ?)",
+            rows: (0..<3).map { index in
+                [
+                    .integer(-1), .integer(7), .text(Data("n\(index)".utf8)), .integer(Int64(index)),
+                    .text(Self.old(index)),
+                ]
+            })
+        let base = ["upgrade", "--sqlite", "shapes.sqlite", "--table", "shapes", "--column", "archive"]
+        for key in ["k", "j"] {
+            let run = try ToolProcess.run(base + ["--key", key, "--rules", "rules.json"], in: scratch.url)
+            #expect(run.status == 2, "--key \(key): \(run.standardError)")
+            #expect(run.standardError.contains("may name several rows"), "--key \(key): \(run.standardError)")
+        }
+        let run = try ToolProcess.run(base + ["--key", "m", "--rules", "rules.json"], in: scratch.url)
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.contains("upgraded 3 of 3 rows"), "\(run.standardError)")
+        let rows = try database.rows("SELECT archive FROM shapes ORDER BY m")
+        #expect(rows == (0..<3).map { [.text(Self.upgraded($0))] })
+    }
 }
