@@ -215,11 +215,20 @@ final class SQLiteColumn {
     /// Writes each new archive into the archive column of the row with its key; `writes` are
     /// in key order, as ``rows(after:limit:byteLimit:sharingBuffer:)`` read them.
     ///
-    /// - Throws: `ArchiveError` with code `io` when the write fails, when a key names two rows,
-    ///   or when a row was not written (gone, or kept as it was by a trigger), naming the first.
+    /// - Throws: `ArchiveError` with code `io` when the write fails, when a key holds NULL or
+    ///   names two rows, or when a row was not written (gone, or kept as it was by a trigger),
+    ///   naming the first.
     func write(_ writes: [Write]) throws {
         guard let first = writes.first, let last = writes.last else { return }
         guard let update, let pending else { throw ArchiveError(.io, "\(database.shownAs) was opened read-only") }
+        // SQL compares nothing equal to NULL: such a key names no row to write (and, as a bound
+        // of the window's range, would leave every row out of it).
+        if let unnamed = writes.first(where: { $0.key.values.contains(.null) }) {
+            throw ArchiveError(
+                .io,
+                "\(describe(unnamed.key)) of \(table) was not written: a key holding NULL names no row; give --key "
+                    + "columns that hold no NULL")
+        }
         defer { pending.finish() }
         if let repeated = pending.start(writes) {
             throw ArchiveError(

@@ -9,7 +9,7 @@ import Testing
 /// rows are written, each once, whatever the keys (rowids with gaps and below zero, text keys
 /// in a case-insensitive collation, keys of two columns); a row that vanishes under the
 /// `UPDATE`, or that a trigger keeps as it was, is named and its transaction rolled back; a key
-/// that names two rows writes nothing.
+/// holding NULL, which SQL cannot match, writes nothing.
 @Suite("SQLite: one UPDATE per window")
 struct SQLiteWindowWriteTests {
     /// The Shape chain: version 1 to 4 only moves keys.
@@ -169,14 +169,15 @@ struct SQLiteWindowWriteTests {
     }
 
     @Test(
-        "a key that names two rows (a unique index lets NULLs repeat) writes neither, whether one or both are old",
+        "a key holding NULL (a unique index lets NULLs repeat) is named and nothing of its transaction is written",
         arguments: [true, false])
-    func keyNamingTwoRows(bothOld: Bool) throws {
+    func keyHoldingNull(bothOld: Bool) throws {
         let scratch = try ScratchFolder()
         try scratch.write(Self.rules, to: "rules.json")
         let database = try TestDatabase.create(
             at: scratch.url.appendingPathComponent("shapes.sqlite"),
             schema: "CREATE TABLE shapes (a INTEGER, b INTEGER, archive TEXT, UNIQUE (a, b))")
+        // Two rows with the key (1, NULL): the unique index allows it.
         let rows: [[SQLiteValue]] = [
             [.integer(0), .integer(5), .text(Self.old(1))],
             [.integer(1), .null, .text(Self.old(2))],
@@ -193,7 +194,8 @@ struct SQLiteWindowWriteTests {
             ], in: scratch.url)
         #expect(run.status == 2, "\(run.standardError)")
         #expect(
-            run.standardError.contains("have the key a 1 and b NULL, which must name one row"), "\(run.standardError)")
+            run.standardError.contains("a 1 and b NULL of shapes was not written: a key holding NULL names no row"),
+            "\(run.standardError)")
         #expect(try database.rows("SELECT rowid, archive FROM shapes ORDER BY rowid") == before)
     }
 
@@ -228,5 +230,23 @@ struct SQLiteWindowWriteTests {
         #expect(run.standardError.contains("upgraded 3 of 3 rows"), "\(run.standardError)")
         let rows = try database.rows("SELECT archive FROM shapes ORDER BY m")
         #expect(rows == (0..<3).map { [.text(Self.upgraded($0))] })
+    }
+
+    @Test("a window's writes with a repeated key are refused before the UPDATE runs")
+    func repeatedKeysAmongWrites() {
+        let value = SQLiteValue.text(Self.upgraded(1))
+        let byRowid = PendingWrites(byRowid: true, keyNames: ["id"])
+        #expect(byRowid.start([1, 2, 3].map { SQLiteColumn.Write(key: .rowid($0), value: value) }) == nil)
+        byRowid.finish()
+        #expect(byRowid.start([1, 2, 2].map { SQLiteColumn.Write(key: .rowid($0), value: value) }) == .rowid(2))
+        byRowid.finish()
+        let byColumns = PendingWrites(byRowid: false, keyNames: ["a", "b"])
+        let keys: [SQLiteColumn.Key] = [
+            .columns([.integer(1), .text(Data("x".utf8))]), .columns([.integer(1), .text(Data("X".utf8))]),
+            .columns([.integer(1), .text(Data("x".utf8))]),
+        ]
+        #expect(byColumns.start(keys.prefix(2).map { SQLiteColumn.Write(key: $0, value: value) }) == nil)
+        byColumns.finish()
+        #expect(byColumns.start(keys.map { SQLiteColumn.Write(key: $0, value: value) }) == keys[0])
     }
 }
