@@ -46,6 +46,12 @@ final class SQLiteColumn {
         case rowid(Int64)
         case columns([SQLiteValue])
 
+        /// Whether a value of the key is NULL (never for a rowid).
+        var holdsNull: Bool {
+            if case .columns(let values) = self { return values.contains(.null) }
+            return false
+        }
+
         /// The key's values, in the order of ``SQLiteColumn/keyNames``.
         var values: [SQLiteValue] {
             switch self {
@@ -223,7 +229,7 @@ final class SQLiteColumn {
         guard let update, let pending else { throw ArchiveError(.io, "\(database.shownAs) was opened read-only") }
         // SQL compares nothing equal to NULL: such a key names no row to write (and, as a bound
         // of the window's range, would leave every row out of it).
-        if let unnamed = writes.first(where: { $0.key.values.contains(.null) }) {
+        if let unnamed = writes.first(where: \.key.holdsNull) {
             throw ArchiveError(
                 .io,
                 "\(describe(unnamed.key)) of \(table) was not written: a key holding NULL names no row; give --key "

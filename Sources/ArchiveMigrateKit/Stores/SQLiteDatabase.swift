@@ -263,7 +263,7 @@ struct SQLiteFunctionCall {
     }
 }
 
-/// SQLite's `SQLITE_TRANSIENT`: it copies the bytes before the call returns.
+/// SQLite's `SQLITE_TRANSIENT`: it copies the bytes before the bind or result call returns.
 private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// A prepared statement of a ``SQLiteDatabase``.
@@ -297,45 +297,24 @@ final class SQLiteStatement {
         case .integer(let number): result = sqlite3_bind_int64(handle, index, number)
         case .real(let number): result = sqlite3_bind_double(handle, index, number)
         case .text(let bytes):
-            result = bytes.withUnsafeBytes { bindBytes($0, at: index, isText: true, destructor: Self.transient) }
+            result = bytes.withUnsafeBytes { bindBytes($0, at: index, isText: true) }
         case .blob(let bytes):
-            result = bytes.withUnsafeBytes { bindBytes($0, at: index, isText: false, destructor: Self.transient) }
+            result = bytes.withUnsafeBytes { bindBytes($0, at: index, isText: false) }
         }
         guard result == SQLITE_OK else { throw database.error(result, purpose) }
     }
 
-    /// Runs `body` with `value` bound to the parameter `?index` without copying its bytes (they
-    /// stay valid while `body` runs): for a statement `body` steps and resets.
-    func withBound<Result>(_ value: SQLiteValue, at index: Int32, _ body: () throws -> Result) throws -> Result {
-        let isText: Bool
-        let bytes: Data
-        switch value {
-        case .text(let text): (bytes, isText) = (text, true)
-        case .blob(let blob): (bytes, isText) = (blob, false)
-        default:
-            try bind(value, at: index)
-            return try body()
-        }
-        return try bytes.withUnsafeBytes { buffer in
-            let result = bindBytes(buffer, at: index, isText: isText, destructor: Self.static)
-            guard result == SQLITE_OK else { throw database.error(result, purpose) }
-            return try body()
-        }
-    }
-
-    /// Binds text or blob bytes, copied or not as `destructor` says (empty bytes always by
-    /// value: an empty text, a zero-length blob).
-    private func bindBytes(
-        _ buffer: UnsafeRawBufferPointer, at index: Int32, isText: Bool, destructor: sqlite3_destructor_type?
-    ) -> Int32 {
+    /// Binds text or blob bytes, which SQLite copies (empty bytes: an empty text, a
+    /// zero-length blob).
+    private func bindBytes(_ buffer: UnsafeRawBufferPointer, at index: Int32, isText: Bool) -> Int32 {
         guard let base = buffer.baseAddress, !buffer.isEmpty else {
             return isText
-                ? sqlite3_bind_text(handle, index, "", 0, Self.transient) : sqlite3_bind_zeroblob(handle, index, 0)
+                ? sqlite3_bind_text(handle, index, "", 0, sqliteTransient) : sqlite3_bind_zeroblob(handle, index, 0)
         }
         let count = Int32(clamping: buffer.count)
         return isText
-            ? sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), count, destructor)
-            : sqlite3_bind_blob(handle, index, base, count, destructor)
+            ? sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), count, sqliteTransient)
+            : sqlite3_bind_blob(handle, index, base, count, sqliteTransient)
     }
 
     /// Runs the statement one step: `true` when it produced a row.
@@ -412,10 +391,6 @@ final class SQLiteStatement {
         return String(cString: text)
     }
 
-    /// SQLite's `SQLITE_TRANSIENT`: it copies the bytes before the bind call returns.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-    /// SQLite's `SQLITE_STATIC`: the bytes stay where they are until the statement is reset.
-    private static let `static`: sqlite3_destructor_type? = nil
 }
 
 /// Runs SQL on a database file, creating it when it does not exist: for the package's benchmark,

@@ -41,17 +41,32 @@ struct SQLiteWindowWriteTests {
 
     static func archive(_ index: Int) -> Data { isOld(index) ? old(index) : current(index) }
 
+    /// A scratch folder with the Shape rules and the database `shapes.sqlite` made by `schema`.
+    static func store(_ schema: String) throws -> (scratch: ScratchFolder, database: TestDatabase) {
+        let scratch = try ScratchFolder()
+        try scratch.write(rules, to: "rules.json")
+        let database = try TestDatabase.create(at: scratch.url.appendingPathComponent("shapes.sqlite"), schema: schema)
+        return (scratch, database)
+    }
+
+    /// `upgrade --sqlite shapes.sqlite --table shapes --column archive --rules rules.json`, then `more`.
+    static func upgrade(_ more: String..., in scratch: ScratchFolder) throws -> ToolProcess.Run {
+        try ToolProcess.run(
+            [
+                "upgrade", "--sqlite", "shapes.sqlite", "--table", "shapes", "--column", "archive", "--rules",
+                "rules.json",
+            ]
+                + more, in: scratch.url)
+    }
+
     @Test("rowids with gaps and below zero, over several windows: only the old rows are written, each once")
     func rowidTable() throws {
-        let scratch = try ScratchFolder()
-        try scratch.write(Self.rules, to: "rules.json")
-        let database = try TestDatabase.create(
-            at: scratch.url.appendingPathComponent("shapes.sqlite"),
-            schema: """
-                CREATE TABLE shapes (id INTEGER PRIMARY KEY, archive TEXT);
-                CREATE TABLE log (id INTEGER);
-                CREATE TRIGGER logged AFTER UPDATE ON shapes BEGIN INSERT INTO log VALUES (new.id); END;
-                """)
+        let (scratch, database) = try Self.store(
+            """
+            CREATE TABLE shapes (id INTEGER PRIMARY KEY, archive TEXT);
+            CREATE TABLE log (id INTEGER);
+            CREATE TRIGGER logged AFTER UPDATE ON shapes BEGIN INSERT INTO log VALUES (new.id); END;
+            """)
         // 2,500 rows: three windows of the batch, rowids from -700 up with gaps of 1 to 4.
         let count = 2_500
         let ids: [Int64] = (0..<count).map { index -> Int64 in
@@ -62,12 +77,7 @@ struct SQLiteWindowWriteTests {
             "INSERT INTO shapes (id, archive) VALUES (?, ?)",
             rows: (0..<count).map { [.integer(ids[$0]), .text(Self.archive($0))] })
 
-        let run = try ToolProcess.run(
-            [
-                "upgrade", "--sqlite", "shapes.sqlite", "--table", "shapes", "--column", "archive", "--rules",
-                "rules.json",
-            ],
-            in: scratch.url)
+        let run = try Self.upgrade(in: scratch)
         #expect(run.status == 0, "\(run.standardError)")
         let old = (0..<count).filter(Self.isOld)
         let summary = "upgraded \(old.count) of \(count) rows"
@@ -88,16 +98,13 @@ struct SQLiteWindowWriteTests {
 
     @Test("keys of two columns, one of them text in a case-insensitive collation, in a table without rowid")
     func twoColumnKey() throws {
-        let scratch = try ScratchFolder()
-        try scratch.write(Self.rules, to: "rules.json")
-        let database = try TestDatabase.create(
-            at: scratch.url.appendingPathComponent("shapes.sqlite"),
-            schema: """
-                CREATE TABLE shapes (owner TEXT COLLATE NOCASE, n INTEGER, archive BLOB, PRIMARY KEY (owner, n))
-                WITHOUT ROWID;
-                CREATE TABLE log (owner TEXT, n INTEGER);
-                CREATE TRIGGER logged AFTER UPDATE ON shapes BEGIN INSERT INTO log VALUES (new.owner, new.n); END;
-                """)
+        let (scratch, database) = try Self.store(
+            """
+            CREATE TABLE shapes (owner TEXT COLLATE NOCASE, n INTEGER, archive BLOB, PRIMARY KEY (owner, n))
+            WITHOUT ROWID;
+            CREATE TABLE log (owner TEXT, n INTEGER);
+            CREATE TRIGGER logged AFTER UPDATE ON shapes BEGIN INSERT INTO log VALUES (new.owner, new.n); END;
+            """)
         // Owners differ in case only where the collation orders them together ("ann", "Bob", "bob2").
         let owners = ["ann", "Bob", "bob2", "Émile"]
         var keys: [(String, Int64)] = []
@@ -110,11 +117,7 @@ struct SQLiteWindowWriteTests {
                 [.text(Data(key.0.utf8)), .integer(key.1), .blob(Self.archive(index))]
             })
         // Windows of 5 rows: the key ranges cut through an owner's rows.
-        let run = try ToolProcess.run(
-            [
-                "upgrade", "--sqlite", "shapes.sqlite", "--table", "shapes", "--column", "archive", "--key", "owner",
-                "--key", "n", "--rules", "rules.json", "--batch-size", "5",
-            ], in: scratch.url)
+        let run = try Self.upgrade("--key", "owner", "--key", "n", "--batch-size", "5", in: scratch)
         #expect(run.status == 0, "\(run.standardError)")
         let rows = try database.rows("SELECT owner, n, archive FROM shapes")
         #expect(rows.count == keys.count)
@@ -139,25 +142,18 @@ struct SQLiteWindowWriteTests {
             ("SELECT RAISE(IGNORE)", "id 12 of shapes was not written: the UPDATE left it as it was"),
         ])
     func rowNotWrittenUnderTheUpdate(trigger: String, message: String) throws {
-        let scratch = try ScratchFolder()
-        try scratch.write(Self.rules, to: "rules.json")
-        let database = try TestDatabase.create(
-            at: scratch.url.appendingPathComponent("shapes.sqlite"),
-            schema: """
-                CREATE TABLE shapes (id INTEGER PRIMARY KEY, archive TEXT);
-                CREATE TRIGGER vanish BEFORE UPDATE ON shapes WHEN old.id = 12 BEGIN \(trigger); END;
-                """)
+        let (scratch, database) = try Self.store(
+            """
+            CREATE TABLE shapes (id INTEGER PRIMARY KEY, archive TEXT);
+            CREATE TRIGGER vanish BEFORE UPDATE ON shapes WHEN old.id = 12 BEGIN \(trigger); END;
+            """)
         try database.insert(
             "INSERT INTO shapes (id, archive) VALUES (?, ?)",
             rows: (1...20).map { [.integer(Int64($0)), .text(Self.old($0))] })
         let before = try database.rows("SELECT id, archive FROM shapes ORDER BY id")
 
         // Transactions of 10 rows: 1–10 are written, 11–20 rolled back.
-        let run = try ToolProcess.run(
-            [
-                "upgrade", "--sqlite", "shapes.sqlite", "--table", "shapes", "--column", "archive", "--rules",
-                "rules.json", "--batch-size", "10",
-            ], in: scratch.url)
+        let run = try Self.upgrade("--batch-size", "10", in: scratch)
         #expect(run.status == 2, "\(run.standardError)")
         #expect(run.standardError.contains(message), "\(run.standardError)")
         let after = try database.rows("SELECT id, archive FROM shapes ORDER BY id")
@@ -172,11 +168,8 @@ struct SQLiteWindowWriteTests {
         "a key holding NULL (a unique index lets NULLs repeat) is named and nothing of its transaction is written",
         arguments: [true, false])
     func keyHoldingNull(bothOld: Bool) throws {
-        let scratch = try ScratchFolder()
-        try scratch.write(Self.rules, to: "rules.json")
-        let database = try TestDatabase.create(
-            at: scratch.url.appendingPathComponent("shapes.sqlite"),
-            schema: "CREATE TABLE shapes (a INTEGER, b INTEGER, archive TEXT, UNIQUE (a, b))")
+        let (scratch, database) = try Self.store(
+            "CREATE TABLE shapes (a INTEGER, b INTEGER, archive TEXT, UNIQUE (a, b))")
         // Two rows with the key (1, NULL): the unique index allows it.
         let rows: [[SQLiteValue]] = [
             [.integer(0), .integer(5), .text(Self.old(1))],
@@ -187,11 +180,7 @@ struct SQLiteWindowWriteTests {
         try database.insert("INSERT INTO shapes VALUES (?, ?, ?)", rows: rows)
         let before = try database.rows("SELECT rowid, archive FROM shapes ORDER BY rowid")
 
-        let run = try ToolProcess.run(
-            [
-                "upgrade", "--sqlite", "shapes.sqlite", "--table", "shapes", "--column", "archive", "--key", "a",
-                "--key", "b", "--rules", "rules.json",
-            ], in: scratch.url)
+        let run = try Self.upgrade("--key", "a", "--key", "b", in: scratch)
         #expect(run.status == 2, "\(run.standardError)")
         #expect(
             run.standardError.contains("a 1 and b NULL of shapes was not written: a key holding NULL names no row"),
@@ -201,16 +190,13 @@ struct SQLiteWindowWriteTests {
 
     @Test("a partial unique index, or one with an expression, does not make --key columns name one row")
     func keysOfIndexesThatDoNotCoverTheColumns() throws {
-        let scratch = try ScratchFolder()
-        try scratch.write(Self.rules, to: "rules.json")
-        let database = try TestDatabase.create(
-            at: scratch.url.appendingPathComponent("shapes.sqlite"),
-            schema: """
-                CREATE TABLE shapes (k INTEGER, j INTEGER, name TEXT, m INTEGER, archive TEXT);
-                CREATE UNIQUE INDEX partly ON shapes (k) WHERE k > 0;
-                CREATE UNIQUE INDEX computed ON shapes (j, lower(name));
-                CREATE UNIQUE INDEX whole ON shapes (m);
-                """)
+        let (scratch, database) = try Self.store(
+            """
+            CREATE TABLE shapes (k INTEGER, j INTEGER, name TEXT, m INTEGER, archive TEXT);
+            CREATE UNIQUE INDEX partly ON shapes (k) WHERE k > 0;
+            CREATE UNIQUE INDEX computed ON shapes (j, lower(name));
+            CREATE UNIQUE INDEX whole ON shapes (m);
+            """)
         try database.insert(
             "INSERT INTO shapes VALUES (?, ?, ?, ?, ?)",
             rows: (0..<3).map { index in
@@ -219,13 +205,12 @@ struct SQLiteWindowWriteTests {
                     .text(Self.old(index)),
                 ]
             })
-        let base = ["upgrade", "--sqlite", "shapes.sqlite", "--table", "shapes", "--column", "archive"]
         for key in ["k", "j"] {
-            let run = try ToolProcess.run(base + ["--key", key, "--rules", "rules.json"], in: scratch.url)
+            let run = try Self.upgrade("--key", key, in: scratch)
             #expect(run.status == 2, "--key \(key): \(run.standardError)")
             #expect(run.standardError.contains("may name several rows"), "--key \(key): \(run.standardError)")
         }
-        let run = try ToolProcess.run(base + ["--key", "m", "--rules", "rules.json"], in: scratch.url)
+        let run = try Self.upgrade("--key", "m", in: scratch)
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError.contains("upgraded 3 of 3 rows"), "\(run.standardError)")
         let rows = try database.rows("SELECT archive FROM shapes ORDER BY m")
