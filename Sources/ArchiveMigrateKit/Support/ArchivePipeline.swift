@@ -144,32 +144,26 @@ struct ArchivePipeline: Sendable {
 
 /// Runs work on several inputs at once and returns the results in input order.
 enum Parallel {
+    /// `body` on every input, on every processor (the caller's too): a ``Window`` waited for at
+    /// once.
     static func map<Input: Sendable, Output: Sendable>(
         _ inputs: [Input], _ body: @escaping @Sendable (Input) -> Output
     ) -> [Output] {
         if inputs.count <= 1 { return inputs.map(body) }
-        // Each iteration builds its result in its own element of the array: no lock, no
-        // optional, and no copy of what may be a large result (a batch's outcomes were copied
-        // three times on their way out: 15% of an upgrade of 100,000 small database rows).
-        return [Output](unsafeUninitializedCapacity: inputs.count) { buffer, initialized in
-            guard let base = buffer.baseAddress else { return }
-            let slots = DisjointSlots(base: base)
-            DispatchQueue.concurrentPerform(iterations: inputs.count) { index in
-                (slots.base + index).initialize(to: body(inputs[index]))
-            }
-            initialized = inputs.count
-        }
+        return Window(inputs, body).wait()
     }
 
-    /// ``map(_:_:)`` beside the caller: a batch starts a window, reads the next one and writes
-    /// the one before while other threads migrate it, then helps finish it.
+    /// Work on several inputs beside the caller: a batch starts a window, reads the next one and
+    /// writes the one before while other threads migrate it, then helps finish it.
     ///
     /// The thread that reads and writes is the one every other waits for, so the window starts
     /// one helper fewer than there are processors, leaving that thread a processor of its own;
     /// once it has read and written, it takes inputs itself until none is left (``wait()``).
     ///
     /// Inputs are claimed a few at a time under a lock. Each output is built in its own
-    /// slot: no copy of what may be a large result.
+    /// slot and moved into the array ``wait()`` returns: no copy of what may be a large result
+    /// (a batch's outcomes were once copied three times on their way out: 15% of an upgrade of
+    /// 100,000 small database rows).
     ///
     /// `@unchecked Sendable`: `next` is read and written with `lock` held; each slot is written
     /// by the one thread that claimed its index, and read only after `wait()` has seen every
@@ -263,13 +257,6 @@ enum Parallel {
     /// How many archives a batch reads, migrates and holds at once: a few per processor, so
     /// that memory depends on the largest archive, not on how many there are.
     static var windowWidth: Int {
-        max(2, ProcessInfo.processInfo.activeProcessorCount) * 2
+        max(2, processors) * 2
     }
-}
-
-/// Uninitialized memory whose elements `concurrentPerform`'s iterations initialize, one each.
-/// `@unchecked Sendable`: every iteration writes only the element of its own index, and the
-/// memory is read only after `concurrentPerform` has returned, when all of them have finished.
-private struct DisjointSlots<Element>: @unchecked Sendable {
-    let base: UnsafeMutablePointer<Element>
 }
