@@ -18,7 +18,7 @@ let package = Package(
         .executable(name: "fuzz-decode", targets: ["fuzz-decode"]),
         .executable(name: "fuzz-migrate", targets: ["fuzz-migrate"]),
         .executable(name: "fuzz-rules", targets: ["fuzz-rules"]),
-        .executable(name: "fuzz-carried", targets: ["fuzz-carried"]),
+        .executable(name: "fuzz-way-down", targets: ["fuzz-way-down"]),
         .executable(name: "fuzz-upgrade", targets: ["fuzz-upgrade"]),
     ],
     dependencies: [.package(name: "ModelVersioning", path: "..")],
@@ -30,7 +30,7 @@ let package = Package(
         .executableTarget(name: "fuzz-decode", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "fuzz-migrate", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "fuzz-rules", dependencies: ["FuzzSupport"]),
-        .executableTarget(name: "fuzz-carried", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "fuzz-way-down", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "fuzz-upgrade", dependencies: ["FuzzSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -14,7 +14,7 @@ fuzzer,address) scratch=.build; flags=(--sanitize=fuzzer --sanitize=address) ;;
 fuzzer) scratch=.build-fuzzer; flags=(--sanitize=fuzzer) ;;
 *) echo "FUZZ_SANITIZERS is fuzzer,address (the default) or fuzzer, not $sanitizers" >&2; exit 2 ;;
 esac
-for target in "${@:-fuzz-json fuzz-plist fuzz-keyed fuzz-decode fuzz-migrate fuzz-rules fuzz-carried fuzz-upgrade}"; do
+for target in "${@:-fuzz-json fuzz-plist fuzz-keyed fuzz-decode fuzz-migrate fuzz-rules fuzz-way-down fuzz-upgrade}"; do
     for product in $target; do
         swift build --product "$product" -c release --scratch-path "$scratch" "${flags[@]}" \
             -Xswiftc -sanitize="$sanitizers"

@@ -6,7 +6,7 @@
 #   bash Fuzz/make-corpora.sh decode     # one
 #
 # Seeds larger than 256 KiB are left out (libFuzzer mutates within -max_len anyway).
-# fuzz-decode, fuzz-migrate, fuzz-rules, fuzz-carried and fuzz-upgrade also write seeds of their own (FUZZ_WRITE_SEEDS), so
+# fuzz-decode, fuzz-migrate, fuzz-rules, fuzz-way-down and fuzz-upgrade also write seeds of their own (FUZZ_WRITE_SEEDS), so
 # their binaries must be built first (run.sh does).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -83,7 +83,7 @@ if [ "$wanted" = all ] || [ "$wanted" = rules ]; then
 fi
 
 if [ "$wanted" = all ] || [ "$wanted" = carried ]; then
-    FUZZ_WRITE_SEEDS=corpus-carried SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 .build/release/fuzz-carried
+    FUZZ_WRITE_SEEDS=corpus-way-down SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 .build/release/fuzz-way-down
 fi
 
 if [ "$wanted" = all ] || [ "$wanted" = upgrade ]; then

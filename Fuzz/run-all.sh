@@ -10,7 +10,7 @@ seconds=${1:?usage: run-all.sh SECONDS}
 shift
 failed=0
 summary=()
-for target in fuzz-json fuzz-plist fuzz-keyed fuzz-decode fuzz-migrate fuzz-rules fuzz-carried fuzz-upgrade; do
+for target in fuzz-json fuzz-plist fuzz-keyed fuzz-decode fuzz-migrate fuzz-rules fuzz-way-down fuzz-upgrade; do
     line=$(bash run.sh "$target" "$seconds" "$@") || failed=1
     summary+=("$line")
 done

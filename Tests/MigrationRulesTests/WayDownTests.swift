@@ -190,7 +190,7 @@ struct WayDownTests {
     func roundTrip() throws {
         var tree = try BoardApp.archive(readableBy: "1.0")
         let report = try MigrationPass(catalog: try BoardApp.firstRelease()).upgrade(&tree)
-        let carried = try #require(report.carriedSteps)
+        let carried = try #require(report.wayDownRun)
         #expect(carried.release == "1.0")
         #expect(carried.keptCount == 3)
         #expect(tree["wayDown"] == nil)
@@ -268,7 +268,7 @@ struct WayDownTests {
         var tree = try BoardApp.archive(readableBy: "1.0")
         let before = tree
         let report = try MigrationPass(catalog: try BoardApp.today()).upgrade(&tree)
-        #expect(report.carriedSteps == nil)
+        #expect(report.wayDownRun == nil)
         #expect(tree == before)
     }
 

@@ -49,7 +49,7 @@ enum InspectCommand: ArchiveCommand {
                 path: path, format: archiveFormat, envelope: envelope, survey: survey, cycles: cycles, plan: plan)
             if case .dictionary(var entries) = result {
                 entries["wayDown"] = wayDown.json
-                entries["keptForTheWayBack"] = .array(wayDown.kept.map { .string($0.description) })
+                entries["keptByTheWayDown"] = .array(wayDown.kept.map { .string($0.description) })
                 result = .dictionary(entries)
             }
             try context.printJSON(nested.adding(to: result))

@@ -237,8 +237,8 @@ final class BatchReport {
                     ]
                 })
         }
-        if let carried = report.carriedSteps {
-            entry["carriedSteps"] = [
+        if let carried = report.wayDownRun {
+            entry["wayDownRun"] = [
                 "release": .string(carried.release), "digest": .string(carried.digest),
                 "migrated": .int(Int64(carried.counts.reduce(0) { $0 + $1.count })),
                 "kept": .int(Int64(carried.keptCount)),

@@ -62,7 +62,7 @@ public struct MigrationPass: Sendable {
     ///     catalog has it (plain trees have no document unless it is named here).
     /// An archive newer than the catalog that carries a way down to an older release
     /// (``WayDown``) is first taken down by its carried steps to the versions the catalog knows
-    /// (``MigrationReport/carriedSteps``), each object keeping beside it what those versions
+    /// (``MigrationReport/wayDownRun``), each object keeping beside it what those versions
     /// cannot hold; the way down is then removed. An object that keeps such values (from an
     /// older app that read and wrote the archive) gets them back on its way up, wherever the
     /// older app left the field as it got it (``MigrationReport/restoredObjects``).
@@ -88,7 +88,7 @@ public struct MigrationPass: Sendable {
     public func upgrade(_ tree: inout ArchiveValue, document: String? = nil) throws -> MigrationReport {
         var report = MigrationReport(direction: .upgrade)
         let isEnvelope = ArchiveEnvelope.isEnvelope(tree)
-        if isEnvelope { report.carriedSteps = try runWayDown(&tree, document: document) }
+        if isEnvelope { report.wayDownRun = try runWayDown(&tree, document: document) }
         if let chain = try documentChain(of: tree, named: document, isEnvelope: isEnvelope) {
             report.document = try migrateDocument(
                 &tree, chain: chain, isEnvelope: isEnvelope, to: nil, newer: &report.newer)

@@ -136,7 +136,7 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
     public var absentObjects: [AbsentObject]
     /// When the archive carried a way down this app needed (``WayDown``): its release and digest,
     /// and what its steps did before the upgrade.
-    public var carriedSteps: CarriedSteps?
+    public var wayDownRun: WayDownRun?
     /// How many objects got back what a way down kept for the way back (``WayDown``): values an
     /// older release could not hold.
     public var restoredCount: Int
@@ -172,7 +172,7 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
         self.newer = []
         self.release = nil
         self.absentObjects = []
-        self.carriedSteps = nil
+        self.wayDownRun = nil
         self.restoredCount = 0
         self.restoredObjects = []
     }
@@ -193,13 +193,13 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
     /// needsSaving = report.changedTree      // an old archive, upgraded in memory only
     /// ```
     public var changedTree: Bool {
-        document != nil || !counts.isEmpty || !absentObjects.isEmpty || carriedSteps != nil || restoredCount > 0
+        document != nil || !counts.isEmpty || !absentObjects.isEmpty || wayDownRun != nil || restoredCount > 0
     }
 
     /// Whether the pass changed nothing and left nothing newer alone (type names it did not know
     /// do not count).
     public var isEmpty: Bool {
-        document == nil && counts.isEmpty && newer.isEmpty && absentObjects.isEmpty && carriedSteps == nil
+        document == nil && counts.isEmpty && newer.isEmpty && absentObjects.isEmpty && wayDownRun == nil
             && restoredCount == 0
     }
 
@@ -226,7 +226,7 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
     public func summary(listing maxEntries: Int = 20) -> String {
         let verb = direction == .upgrade ? "Upgraded" : "Downgraded"
         var lines: [String] = []
-        if let carriedSteps { lines += carriedSteps.summary(listing: maxEntries) }
+        if let wayDownRun { lines += wayDownRun.summary(listing: maxEntries) }
         if let document {
             var line = "\(verb) document \(document.name) from v\(document.fromVersion)"
             if document.wasUnversioned { line += " (unversioned)" }

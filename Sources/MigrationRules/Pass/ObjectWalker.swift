@@ -14,8 +14,8 @@ struct ObjectWalker {
     /// For downgrades to a release: the types it did not have and the names it archived under.
     let release: ReleaseTarget?
     /// For a downgrade by a carried way down: keep beside each object what the release cannot
-    /// hold (``WayBack``).
-    let keepsWayBack: Bool
+    /// hold (``WayDown/Kept``).
+    let keepsWhatIsLost: Bool
 
     /// The path of the value being visited.
     private var path: [ArchivePath.Component] = []
@@ -30,17 +30,17 @@ struct ObjectWalker {
     private var absentObjects: [MigrationReport.AbsentObject] = []
     /// Set by a downgrade that leaves the object just visited out: its container removes it.
     private var dropsVisited = false
-    /// What the downgrade of the object being visited ran, when it keeps a ``WayBack``.
-    private var segments: [WayBack.Segment] = []
+    /// What the downgrade of the object being visited ran, when it keeps a ``WayDown/Kept``.
+    private var segments: [WayDown.Kept.Segment] = []
     /// Identities that kept values refer to: given anchors after the walk.
     private var keptReferences = Set<Int>()
     /// On upgrade: anchors met (anchor → the object's path) and kept references put back.
     private var anchors: [Int: ArchivePath] = [:]
-    private var pendingReferences: [WayBack.PendingReference] = []
+    private var pendingReferences: [WayDown.Kept.PendingReference] = []
     /// Objects that kept a way back (downgrade) or got theirs back (upgrade): how many, and
     /// where when the report records steps.
-    private var wayBackCount = 0
-    private var wayBackObjects: [ArchivePath] = []
+    private var keptCount = 0
+    private var keptObjects: [ArchivePath] = []
 
     /// The last type name looked up and its chain index: objects of one type tend to come in runs.
     private var cachedName: String?
@@ -50,14 +50,14 @@ struct ObjectWalker {
 
     init(
         catalog: MigrationCatalog, options: MigrationOptions, direction: MigrationReport.Direction,
-        targetVersions: [Int?], release: ReleaseTarget? = nil, keepsWayBack: Bool = false
+        targetVersions: [Int?], release: ReleaseTarget? = nil, keepsWhatIsLost: Bool = false
     ) {
         self.catalog = catalog
         self.options = options
         self.direction = direction
         self.targetVersions = targetVersions
         self.release = release
-        self.keepsWayBack = keepsWayBack
+        self.keepsWhatIsLost = keepsWhatIsLost
         countOffsets = catalog.countOffsets
         counts = Array(repeating: 0, count: catalog.countSlots)
     }
@@ -73,8 +73,8 @@ struct ObjectWalker {
             (unknownTypeNames, cachedName, cachedIndex, pendingUnknown) = saved
         }
         try walk(&value)
-        if !keptReferences.isEmpty { WayBack.anchor(&value, ids: keptReferences) }
-        if !pendingReferences.isEmpty { WayBack.resolve(&value, pending: pendingReferences, anchors: anchors) }
+        if !keptReferences.isEmpty { WayDown.Kept.anchor(&value, ids: keptReferences) }
+        if !pendingReferences.isEmpty { WayDown.Kept.resolve(&value, pending: pendingReferences, anchors: anchors) }
     }
 
     /// Whether upgrading `value` would change nothing: every object in it is of a type without
@@ -88,7 +88,7 @@ struct ObjectWalker {
         case .object(let object):
             if let index = chainIndex(for: object.typeName),
                 !Self.isUpToDate(object.typeName, object.version, chain: catalog.chains[index])
-                    || WayBack.index(in: object.fields) != nil
+                    || WayDown.Kept.index(in: object.fields) != nil
             {
                 return false
             }
@@ -185,8 +185,8 @@ struct ObjectWalker {
     // MARK: Objects
 
     private mutating func upgrade(_ object: inout ArchiveObject) throws {
-        if let keptIndex = WayBack.index(in: object.fields), catalog.chainIndex(forTypeName: object.typeName) != nil {
-            try upgrade(&object, restoringWayBackAt: keptIndex)
+        if let keptIndex = WayDown.Kept.index(in: object.fields), catalog.chainIndex(forTypeName: object.typeName) != nil {
+            try upgrade(&object, restoringKeptAt: keptIndex)
             return
         }
         try upgradeObject(&object)
@@ -232,32 +232,32 @@ struct ObjectWalker {
         record(index, archivedName, archivedVersion, from: from, to: to, steps: chain.stepNames(from: from, to: to))
     }
 
-    /// Upgrades an object that keeps a way back (``WayBack``): to the version it was kept at
+    /// Upgrades an object that keeps a way back (``WayDown/Kept``): to the version it was kept at
     /// (through its chain's downgrade fallback backwards when it was written as another type),
     /// puts the kept values back where the older app left the field as it got it, then on to
     /// today's version. A way back this catalog cannot use (its type or version is newer than
     /// the catalog's) stays in the object as it is.
-    private mutating func upgrade(_ object: inout ArchiveObject, restoringWayBackAt keptIndex: Int) throws {
+    private mutating func upgrade(_ object: inout ArchiveObject, restoringKeptAt keptIndex: Int) throws {
         let objectPath = ArchivePath(path)
         var fields = object.takeFields()
         let raw = fields.entries.remove(at: keptIndex).value
         object.fields = fields
-        let wayBack = try WayBack(parsing: raw, at: objectPath.appending(WayBack.key))
-        guard let keptName = wayBack.typeName, let keptVersion = wayBack.version,
+        let keeping = try WayDown.Kept(parsing: raw, at: objectPath.appending(WayDown.Kept.key))
+        guard let keptName = keeping.typeName, let keptVersion = keeping.version,
             let keptIndex = catalog.chainIndex(forTypeName: keptName),
             keptVersion <= catalog.chains[keptIndex].currentVersion,
             keptVersion >= catalog.chains[keptIndex].oldestVersion
         else {
             // An anchor alone, or kept by a newer app than this one: it stays (an anchor a
             // restored reference uses goes once the walk has resolved it).
-            if let anchor = wayBack.anchor, anchors[anchor] == nil { anchors[anchor] = objectPath }
-            object.fields[WayBack.key] = raw
+            if let anchor = keeping.anchor, anchors[anchor] == nil { anchors[anchor] = objectPath }
+            object.fields[WayDown.Kept.key] = raw
             try upgradeObject(&object)
             return
         }
-        if let anchor = wayBack.anchor, anchors[anchor] == nil { anchors[anchor] = objectPath }
+        if let anchor = keeping.anchor, anchors[anchor] == nil { anchors[anchor] = objectPath }
         defer {
-            if let anchor = wayBack.anchor { object.fields[WayBack.key] = WayBack(anchor: anchor).tree }
+            if let anchor = keeping.anchor { object.fields[WayDown.Kept.key] = WayDown.Kept(anchor: anchor).tree }
         }
         guard let index = chainIndex(for: object.typeName) else { return }
         let chain = catalog.chains[index]
@@ -268,7 +268,7 @@ struct ObjectWalker {
         func inconsistent(_ message: String) -> ArchiveError {
             ArchiveError(
                 .invalidWayDown, "what a way down kept for the way back does not fit the object: \(message)",
-                path: objectPath.appending(WayBack.key), typeName: archivedName, archivedVersion: archivedVersion)
+                path: objectPath.appending(WayDown.Kept.key), typeName: archivedName, archivedVersion: archivedVersion)
         }
         var target = MigrationTarget(
             fields: object.takeFields(), typeName: archivedName, version: from, path: objectPath)
@@ -304,7 +304,7 @@ struct ObjectWalker {
                     archivedVersion: archivedVersion)
                 steps += keptChain.stepNames(from: keptChain.oldestVersion, to: keptVersion)
             }
-            wayBack.restore(into: &target.fields, objectPath: objectPath, pending: &pendingReferences)
+            keeping.restore(into: &target.fields, objectPath: objectPath, pending: &pendingReferences)
             try keptChain.upgrade(
                 &target, from: keptVersion, to: keptChain.currentVersion, archivedName: archivedName,
                 archivedVersion: archivedVersion)
@@ -316,7 +316,7 @@ struct ObjectWalker {
         object.restore(from: &target)
         object.version = keptChain.currentVersion
         if object.typeName != keptChain.name { object.typeName = keptChain.name }
-        noteWayBack(objectPath)
+        noteKept(objectPath)
         record(
             keptIndex, archivedName, archivedVersion, from: index == keptIndex ? from : keptChain.oldestVersion,
             to: keptChain.currentVersion, steps: steps)
@@ -329,13 +329,13 @@ struct ObjectWalker {
     }
 
     private mutating func downgrade(_ object: inout ArchiveObject) throws {
-        guard keepsWayBack, let index = catalog.chainIndex(forTypeName: object.typeName) else {
+        guard keepsWhatIsLost, let index = catalog.chainIndex(forTypeName: object.typeName) else {
             try downgradeObject(&object)
             return
         }
         // Keeping a way back: what the object was (without a way back kept earlier), and what ran.
         var earlier: ArchiveValue?
-        if let keptIndex = WayBack.index(in: object.fields) {
+        if let keptIndex = WayDown.Kept.index(in: object.fields) {
             var fields = object.takeFields()
             earlier = fields.entries.remove(at: keptIndex).value
             object.fields = fields
@@ -347,15 +347,15 @@ struct ObjectWalker {
         let kept =
             segments.isEmpty || dropsVisited
             ? nil
-            : WayBack.keeping(
+            : WayDown.Kept.keeping(
                 original, version: version, downgraded: object, segments: segments, catalog: catalog,
                 path: ArchivePath(path))
         if let kept {
             for reference in kept.kept.flatMap(\.references) { keptReferences.insert(reference.anchor) }
-            object.fields[WayBack.key] = kept.tree
-            noteWayBack(ArchivePath(path))
+            object.fields[WayDown.Kept.key] = kept.tree
+            noteKept(ArchivePath(path))
         } else if let earlier {
-            object.fields[WayBack.key] = earlier
+            object.fields[WayDown.Kept.key] = earlier
         }
     }
 
@@ -394,7 +394,7 @@ struct ObjectWalker {
                 dropsVisited = true
                 return
             }
-            if keepsWayBack {
+            if keepsWhatIsLost {
                 segments.append(.fallback(chain: index, typeName: object.typeName, version: chain.oldestVersion))
             }
             var target = MigrationTarget(
@@ -420,7 +420,7 @@ struct ObjectWalker {
     /// Runs the inverse steps of chain `index` on `object` from `from` down to `to`.
     private mutating func downgrade(_ object: inout ArchiveObject, chain index: Int, from: Int, to: Int) throws {
         guard from > to else { return }
-        if keepsWayBack { segments.append(.steps(chain: index, from: from, to: to)) }
+        if keepsWhatIsLost { segments.append(.steps(chain: index, from: from, to: to)) }
         let chain = catalog.chains[index]
         let archivedName = object.typeName
         let archivedVersion = object.version
@@ -501,16 +501,16 @@ struct ObjectWalker {
                 fromVersion: from, wasUnversioned: archivedVersion == nil, toVersion: to, steps: steps()))
     }
 
-    private mutating func noteWayBack(_ path: ArchivePath) {
-        wayBackCount += 1
-        if options.recordsSteps { wayBackObjects.append(path) }
+    private mutating func noteKept(_ path: ArchivePath) {
+        keptCount += 1
+        if options.recordsSteps { keptObjects.append(path) }
     }
 
     /// Moves what the walk found into `report`.
     mutating func finish(into report: inout MigrationReport) {
         flushUnknown()
-        report.restoredCount += wayBackCount
-        report.restoredObjects.append(contentsOf: wayBackObjects)
+        report.restoredCount += keptCount
+        report.restoredObjects.append(contentsOf: keptObjects)
         report.entries.append(contentsOf: entries)
         for (index, chain) in catalog.chains.enumerated() {
             let to = direction == .upgrade ? chain.currentVersion : (targetVersions[index] ?? chain.currentVersion)

@@ -13,7 +13,7 @@ extension MigrationPass {
     ///   that is malformed (``WayDown/init(tree:limits:)``), that names another document than the
     ///   archive, or whose steps take a type to a name this catalog does not register; and the
     ///   errors of the carried rules, with their paths.
-    func runWayDown(_ tree: inout ArchiveValue, document: String?) throws -> MigrationReport.CarriedSteps? {
+    func runWayDown(_ tree: inout ArchiveValue, document: String?) throws -> MigrationReport.WayDownRun? {
         guard case .dictionary(let top) = tree, let raw = top[ArchiveEnvelope.wayDownKey],
             needsWayDown(top, document: document)
         else { return nil }
@@ -25,7 +25,7 @@ extension MigrationPass {
         }
         let carried: MigrationCatalog
         do {
-            carried = try wayDown.carriedCatalog()
+            carried = try wayDown.catalog()
         } catch let error as ArchiveError {
             throw WayDown.placed(error)
         }
@@ -92,9 +92,9 @@ extension MigrationPass {
         // The carried steps, as a downgrade to the versions found, keeping what they take out.
         let release = AppRelease(wayDown.release, documentVersion: documentVersion, types: types)
         let target = DowngradeTarget(release: release)
-        var carriedOptions = options
-        carriedOptions.allowsNewerVersions = true
-        let pass = MigrationPass(catalog: carried, options: carriedOptions)
+        var wayDownOptions = options
+        wayDownOptions.allowsNewerVersions = true
+        let pass = MigrationPass(catalog: carried, options: wayDownOptions)
         var report = MigrationReport(direction: .downgrade)
         do {
             var targetVersions = try pass.chainTargets(target)
@@ -104,8 +104,8 @@ extension MigrationPass {
                 targetVersions[index] = carried.chains[index].oldestVersion
             }
             var walker = ObjectWalker(
-                catalog: carried, options: carriedOptions, direction: .downgrade, targetVersions: targetVersions,
-                release: releaseTarget, keepsWayBack: true)
+                catalog: carried, options: wayDownOptions, direction: .downgrade, targetVersions: targetVersions,
+                release: releaseTarget, keepsWhatIsLost: true)
             try pass.walkRoot(&tree, isEnvelope: true, with: &walker)
             walker.finish(into: &report)
             if let version = documentVersion, let chain = try pass.documentChain(of: tree, named: nil, isEnvelope: true)
@@ -117,7 +117,7 @@ extension MigrationPass {
             throw WayDown.placed(error)
         }
         _ = tree.modifyKeyedEntries { $0.removeValue(forKey: ArchiveEnvelope.wayDownKey) }
-        return MigrationReport.CarriedSteps(
+        return MigrationReport.WayDownRun(
             release: wayDown.release, digest: (try? wayDown.digest) ?? "", document: report.document,
             counts: report.counts, entries: report.entries, absentObjects: report.absentObjects,
             keptCount: report.restoredCount, keptObjects: report.restoredObjects)

@@ -32,7 +32,7 @@ extension WayDown {
         let reader = RulesFileReader(fileName: nil, limits: limits)
         do {
             self = try Self.read(tree, reader: reader)
-            _ = try carriedCatalog()
+            _ = try catalog()
         } catch let error as ArchiveError {
             throw Self.placed(error)
         }
@@ -174,7 +174,7 @@ extension WayDown {
     ///
     /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidChain`` when the chains do
     ///   not fit together (a name claimed twice, a fallback to no chain or round in a circle).
-    func carriedCatalog() throws -> MigrationCatalog {
+    func catalog() throws -> MigrationCatalog {
         func forward(_ chain: Chain) -> [MigrationStep] {
             chain.steps.map { step in
                 // Up, only the renames (reversed), so that the chain answers to every name its

@@ -52,7 +52,7 @@ struct ForwardCompatibilityTests {
         let (opened, report) = try oldDecoder.decodeWithReport(SketchRelease1_1.Drawing.self, from: data)
         let expected = try oldDecoder.decode(SketchRelease1_1.Drawing.self, fromTree: try writtenBy("1.1", drawing))
         #expect(opened == expected)
-        #expect(report.carriedSteps?.release == "1.1")
+        #expect(report.wayDownRun?.release == "1.1")
 
         opened.title += " (edited in 1.1)"
         let saved = try SketchRelease1_1.SketchRegistry.encoder().encode(opened)
@@ -99,7 +99,7 @@ struct ForwardCompatibilityTests {
         #expect(tree["root"]?["models"]?[1]?["$wayBack"]?["anchor"] == 1)
         #expect(tree["root"]?["canvasColor"] == "#FAF0E6")
         // The drawing, two models with tags, the rounded rectangle (a Rect for 1.1).
-        #expect(report.carriedSteps?.keptCount == 4)
+        #expect(report.wayDownRun?.keptCount == 4)
 
         let opened = try ArchiveDecoder(registry: try SketchRelease1_1.SketchRegistry.registry()).decode(
             SketchRelease1_1.Drawing.self, from: data)

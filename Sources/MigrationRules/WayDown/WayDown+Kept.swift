@@ -1,7 +1,8 @@
-/// What a carried way down (``WayDown``) took out of one object on its way down to an older
-/// release, kept beside the object so that the newer app gets it back.
+/// What a way down (``WayDown``) took out of one object on its way down to an older release,
+/// kept beside the object so that the newer app gets it back.
 ///
-/// It is a field of the object, `$wayBack` (spelled `$$wayBack` in JSON, like every model key
+/// It is a field of the object (its on-disk name, part of the stable archive format, predates
+/// the type's), `$wayBack` (spelled `$$wayBack` in JSON, like every model key
 /// that starts with `$`), so an older app whose model keeps unknown fields (ModelVersioning's
 /// `UnknownFields`) writes it back unchanged through its decode → edit → encode, as it does any
 /// key it does not know:
@@ -28,184 +29,186 @@
 /// fallback's rules backwards when it was written as another type), then, key by key, puts the
 /// kept value back where the upgraded value equals `base` — where it differs, the older app
 /// changed that field, and its edit wins — and continues to today's version.
-struct WayBack: Sendable {
-    /// The reserved field.
-    static let key = "$wayBack"
-
-    /// One kept key.
+extension WayDown {
     struct Kept: Sendable {
-        var key: String
-        /// The value before the way down; `nil` when the object had no such key.
-        var original: ArchiveValue?
-        /// What the upgrade gives the key when the older app did not change it; `nil` for nothing.
-        var base: ArchiveValue?
-        /// References inside ``original``: their paths (below the key) and anchors.
-        var references: [(path: ArchivePath, anchor: Int)] = []
-    }
+        /// The reserved field.
+        static let key = "$wayBack"
 
-    /// The object's type name and version before the way down; `nil` for an anchor alone.
-    var typeName: String?
-    var version: Int?
-    var kept: [Kept] = []
-    /// This object's anchor, when kept references point to it.
-    var anchor: Int?
+        /// One kept key.
+        struct Field: Sendable {
+            var key: String
+            /// The value before the way down; `nil` when the object had no such key.
+            var original: ArchiveValue?
+            /// What the upgrade gives the key when the older app did not change it; `nil` for nothing.
+            var base: ArchiveValue?
+            /// References inside ``original``: their paths (below the key) and anchors.
+            var references: [(path: ArchivePath, anchor: Int)] = []
+        }
 
-    /// What the way down did to one object, in order.
-    enum Segment {
-        /// The chain's steps from `from` down to `to`.
-        case steps(chain: Int, from: Int, to: Int)
-        /// The chain's downgrade fallback, applied to an object named `typeName` at `version`.
-        case fallback(chain: Int, typeName: String, version: Int)
-    }
+        /// The object's type name and version before the way down; `nil` for an anchor alone.
+        var typeName: String?
+        var version: Int?
+        var kept: [Field] = []
+        /// This object's anchor, when kept references point to it.
+        var anchor: Int?
 
-    // MARK: Keeping (on the way down)
+        /// What the way down did to one object, in order.
+        enum Segment {
+            /// The chain's steps from `from` down to `to`.
+            case steps(chain: Int, from: Int, to: Int)
+            /// The chain's downgrade fallback, applied to an object named `typeName` at `version`.
+            case fallback(chain: Int, typeName: String, version: Int)
+        }
 
-    /// What to keep of `original` (without its own `$wayBack`), which became `downgraded` through
-    /// `segments`; `nil` when the way down loses nothing and the object keeps its type.
-    ///
-    /// The kept keys are found by taking `downgraded` back up through the inverse of every rule
-    /// that ran (a rule without one, such as a `remove` without a value to restore, does nothing
-    /// on the way up): where the result differs from `original`, the key is kept with the value
-    /// the result has as its base. When a rule fails on the way up, every key is kept, with no
-    /// base.
-    static func keeping(
-        _ original: ArchiveObject, version: Int, downgraded: ArchiveObject, segments: [Segment],
-        catalog: MigrationCatalog, path: ArchivePath
-    ) -> WayBack? {
-        var target = MigrationTarget(
-            fields: downgraded.fields, typeName: downgraded.typeName, version: downgraded.version, path: path)
-        var changesType = false
-        var upgraded: ArchiveDictionary?
-        do {
-            for segment in segments.reversed() {
-                switch segment {
-                case .steps(let index, let from, let to):
-                    let chain = catalog.chains[index]
-                    for step in to..<from {
-                        guard let down = chain.inverses[step - chain.oldestVersion] else { throw Unrecoverable() }
-                        for rule in down.rules.reversed() { try rule.inverse?.apply(to: &target) }
+        // MARK: Keeping (on the way down)
+
+        /// What to keep of `original` (without its own `$wayBack`), which became `downgraded` through
+        /// `segments`; `nil` when the way down loses nothing and the object keeps its type.
+        ///
+        /// The kept keys are found by taking `downgraded` back up through the inverse of every rule
+        /// that ran (a rule without one, such as a `remove` without a value to restore, does nothing
+        /// on the way up): where the result differs from `original`, the key is kept with the value
+        /// the result has as its base. When a rule fails on the way up, every key is kept, with no
+        /// base.
+        static func keeping(
+            _ original: ArchiveObject, version: Int, downgraded: ArchiveObject, segments: [Segment],
+            catalog: MigrationCatalog, path: ArchivePath
+        ) -> WayDown.Kept? {
+            var target = MigrationTarget(
+                fields: downgraded.fields, typeName: downgraded.typeName, version: downgraded.version, path: path)
+            var changesType = false
+            var upgraded: ArchiveDictionary?
+            do {
+                for segment in segments.reversed() {
+                    switch segment {
+                    case .steps(let index, let from, let to):
+                        let chain = catalog.chains[index]
+                        for step in to..<from {
+                            guard let down = chain.inverses[step - chain.oldestVersion] else { throw Unrecoverable() }
+                            for rule in down.rules.reversed() { try rule.inverse?.apply(to: &target) }
+                        }
+                    case .fallback(let index, let typeName, _):
+                        changesType = true
+                        for rule in catalog.fallbacks[index]?.rules.reversed() ?? [] {
+                            try rule.inverse?.apply(to: &target)
+                        }
+                        try target.renameType(to: typeName)
                     }
-                case .fallback(let index, let typeName, _):
-                    changesType = true
-                    for rule in catalog.fallbacks[index]?.rules.reversed() ?? [] {
-                        try rule.inverse?.apply(to: &target)
-                    }
-                    try target.renameType(to: typeName)
+                }
+                upgraded = target.fields
+            } catch {
+                upgraded = nil
+            }
+            var keeping = WayDown.Kept(typeName: original.typeName, version: version)
+            for entry in original.fields.entries where entry.key != key {
+                let base = upgraded.map { $0[entry.key] } ?? nil
+                if upgraded == nil || base != entry.value {
+                    keeping.kept.append(Field(key: entry.key, original: entry.value, base: base))
                 }
             }
-            upgraded = target.fields
-        } catch {
-            upgraded = nil
+            for entry in upgraded?.entries ?? [] where original.fields.index(forKey: entry.key) == nil {
+                keeping.kept.append(Field(key: entry.key, original: nil, base: entry.value))
+            }
+            guard !keeping.kept.isEmpty || changesType || target.typeName != original.typeName else { return nil }
+            for index in keeping.kept.indices {
+                if var value = keeping.kept[index].original {
+                    var found: [(ArchivePath, Int)] = []
+                    Self.takeReferences(&value, at: [], into: &found, depth: 0)
+                    keeping.kept[index].original = value
+                    keeping.kept[index].references = found.map { (path: $0.0, anchor: $0.1) }
+                }
+                if var base = keeping.kept[index].base {
+                    var ignored: [(ArchivePath, Int)] = []
+                    Self.takeReferences(&base, at: [], into: &ignored, depth: 0)
+                    keeping.kept[index].base = base
+                }
+            }
+            return keeping
         }
-        var wayBack = WayBack(typeName: original.typeName, version: version)
-        for entry in original.fields.entries where entry.key != key {
-            let base = upgraded.map { $0[entry.key] } ?? nil
-            if upgraded == nil || base != entry.value {
-                wayBack.kept.append(Kept(key: entry.key, original: entry.value, base: base))
+
+        private struct Unrecoverable: Error {}
+
+        /// Replaces every reference inside `value` by `null`, noting its path and identity: the
+        /// older app renumbers identities, so a kept reference goes by the anchor of the object it
+        /// points to.
+        private static func takeReferences(
+            _ value: inout ArchiveValue, at path: [ArchivePath.Component], into found: inout [(ArchivePath, Int)],
+            depth: Int
+        ) {
+            guard depth < maxDepth else { return }
+            switch value {
+            case .reference(let id):
+                found.append((ArchivePath(path), id.rawValue))
+                value = .null
+            case .array(var elements):
+                value = .null
+                for index in elements.indices where elements[index].isContainer || elements[index].isReference {
+                    takeReferences(&elements[index], at: path + [.index(index)], into: &found, depth: depth + 1)
+                }
+                value = .array(elements)
+            case .dictionary(var entries):
+                value = .null
+                for index in entries.entries.indices {
+                    takeReferences(
+                        &entries.entries[index].value, at: path + [.key(entries.entries[index].key)], into: &found,
+                        depth: depth + 1)
+                }
+                value = .dictionary(entries)
+            case .object(var object):
+                value = .null
+                var fields = object.takeFields()
+                for index in fields.entries.indices {
+                    takeReferences(
+                        &fields.entries[index].value, at: path + [.key(fields.entries[index].key)], into: &found,
+                        depth: depth + 1)
+                }
+                object.fields = fields
+                value = .object(object)
+            default:
+                break
             }
         }
-        for entry in upgraded?.entries ?? [] where original.fields.index(forKey: entry.key) == nil {
-            wayBack.kept.append(Kept(key: entry.key, original: nil, base: entry.value))
-        }
-        guard !wayBack.kept.isEmpty || changesType || target.typeName != original.typeName else { return nil }
-        for index in wayBack.kept.indices {
-            if var value = wayBack.kept[index].original {
-                var found: [(ArchivePath, Int)] = []
-                Self.takeReferences(&value, at: [], into: &found, depth: 0)
-                wayBack.kept[index].original = value
-                wayBack.kept[index].references = found.map { (path: $0.0, anchor: $0.1) }
+
+        /// The nesting followed inside kept values: the pass has checked the tree against its limits
+        /// already, so this only keeps a hostile `$wayBack` from recursing without end.
+        static let maxDepth = 256
+
+        // MARK: Spelling
+
+        /// The `$wayBack` value.
+        var tree: ArchiveValue {
+            var entries = ArchiveDictionary()
+            if let typeName { entries.appendUnchecked(.string(typeName), forKey: "type") }
+            if let version { entries.appendUnchecked(.int(Int64(version)), forKey: "version") }
+            var fields = ArchiveDictionary()
+            var absent: [ArchiveValue] = []
+            var bases = ArchiveDictionary()
+            var references: [ArchiveValue] = []
+            for kept in kept {
+                if let original = kept.original {
+                    fields.appendUnchecked(original, forKey: kept.key)
+                } else {
+                    absent.append(.string(kept.key))
+                }
+                if let base = kept.base { bases.appendUnchecked(base, forKey: kept.key) }
+                for reference in kept.references {
+                    let path = ArchivePath([.key(kept.key)]).appending(reference.path)
+                    references.append([.string(path.description), .int(Int64(reference.anchor))])
+                }
             }
-            if var base = wayBack.kept[index].base {
-                var ignored: [(ArchivePath, Int)] = []
-                Self.takeReferences(&base, at: [], into: &ignored, depth: 0)
-                wayBack.kept[index].base = base
-            }
+            if !fields.isEmpty { entries.appendUnchecked(.dictionary(fields), forKey: "fields") }
+            if !absent.isEmpty { entries.appendUnchecked(.array(absent), forKey: "absent") }
+            if !bases.isEmpty { entries.appendUnchecked(.dictionary(bases), forKey: "base") }
+            if !references.isEmpty { entries.appendUnchecked(.array(references), forKey: "references") }
+            if let anchor { entries.appendUnchecked(.int(Int64(anchor)), forKey: "anchor") }
+            return .dictionary(entries)
         }
-        return wayBack
+
+        static let keys = ["type", "version", "fields", "absent", "base", "references", "anchor"]
     }
-
-    private struct Unrecoverable: Error {}
-
-    /// Replaces every reference inside `value` by `null`, noting its path and identity: the
-    /// older app renumbers identities, so a kept reference goes by the anchor of the object it
-    /// points to.
-    private static func takeReferences(
-        _ value: inout ArchiveValue, at path: [ArchivePath.Component], into found: inout [(ArchivePath, Int)],
-        depth: Int
-    ) {
-        guard depth < maxDepth else { return }
-        switch value {
-        case .reference(let id):
-            found.append((ArchivePath(path), id.rawValue))
-            value = .null
-        case .array(var elements):
-            value = .null
-            for index in elements.indices where elements[index].isContainer || elements[index].isReference {
-                takeReferences(&elements[index], at: path + [.index(index)], into: &found, depth: depth + 1)
-            }
-            value = .array(elements)
-        case .dictionary(var entries):
-            value = .null
-            for index in entries.entries.indices {
-                takeReferences(
-                    &entries.entries[index].value, at: path + [.key(entries.entries[index].key)], into: &found,
-                    depth: depth + 1)
-            }
-            value = .dictionary(entries)
-        case .object(var object):
-            value = .null
-            var fields = object.takeFields()
-            for index in fields.entries.indices {
-                takeReferences(
-                    &fields.entries[index].value, at: path + [.key(fields.entries[index].key)], into: &found,
-                    depth: depth + 1)
-            }
-            object.fields = fields
-            value = .object(object)
-        default:
-            break
-        }
-    }
-
-    /// The nesting followed inside kept values: the pass has checked the tree against its limits
-    /// already, so this only keeps a hostile `$wayBack` from recursing without end.
-    static let maxDepth = 256
-
-    // MARK: Spelling
-
-    /// The `$wayBack` value.
-    var tree: ArchiveValue {
-        var entries = ArchiveDictionary()
-        if let typeName { entries.appendUnchecked(.string(typeName), forKey: "type") }
-        if let version { entries.appendUnchecked(.int(Int64(version)), forKey: "version") }
-        var fields = ArchiveDictionary()
-        var absent: [ArchiveValue] = []
-        var bases = ArchiveDictionary()
-        var references: [ArchiveValue] = []
-        for kept in kept {
-            if let original = kept.original {
-                fields.appendUnchecked(original, forKey: kept.key)
-            } else {
-                absent.append(.string(kept.key))
-            }
-            if let base = kept.base { bases.appendUnchecked(base, forKey: kept.key) }
-            for reference in kept.references {
-                let path = ArchivePath([.key(kept.key)]).appending(reference.path)
-                references.append([.string(path.description), .int(Int64(reference.anchor))])
-            }
-        }
-        if !fields.isEmpty { entries.appendUnchecked(.dictionary(fields), forKey: "fields") }
-        if !absent.isEmpty { entries.appendUnchecked(.array(absent), forKey: "absent") }
-        if !bases.isEmpty { entries.appendUnchecked(.dictionary(bases), forKey: "base") }
-        if !references.isEmpty { entries.appendUnchecked(.array(references), forKey: "references") }
-        if let anchor { entries.appendUnchecked(.int(Int64(anchor)), forKey: "anchor") }
-        return .dictionary(entries)
-    }
-
-    static let keys = ["type", "version", "fields", "absent", "base", "references", "anchor"]
 }
 
-extension WayBack {
+extension WayDown.Kept {
     /// Reads a `$wayBack` value found at `path` (the field's path): archive data, so anything
     /// malformed is an ``ArchiveError/Code/invalidWayDown`` error there.
     init(parsing value: ArchiveValue, at path: ArchivePath) throws {
@@ -257,10 +260,10 @@ extension WayBack {
             throw invalid("kept fields need the 'type' and 'version' they were kept at", "fields")
         }
         for entry in fields.entries {
-            kept.append(Kept(key: entry.key, original: entry.value, base: bases[entry.key]))
+            kept.append(Field(key: entry.key, original: entry.value, base: bases[entry.key]))
         }
         for key in absent where fields.index(forKey: key) == nil {
-            kept.append(Kept(key: key, original: nil, base: bases[key]))
+            kept.append(Field(key: key, original: nil, base: bases[key]))
         }
         if let value = entries["references"] {
             guard case .array(let list) = value else {
@@ -335,7 +338,7 @@ extension WayBack {
 
 // MARK: - After the walk
 
-extension WayBack {
+extension WayDown.Kept {
     /// Gives every object of `root` whose identity is in `ids` an anchor of that number (in its
     /// `$wayBack`), so that kept references find it after an older app renumbered identities.
     static func anchor(_ root: inout ArchiveValue, ids: Set<Int>, depth: Int = 0) {
@@ -352,7 +355,7 @@ extension WayBack {
                     entries["anchor"] = .int(Int64(id))
                     fields.entries[index].value = .dictionary(entries)
                 } else {
-                    fields[key] = WayBack(anchor: id).tree
+                    fields[key] = WayDown.Kept(anchor: id).tree
                 }
             }
             object.fields = fields

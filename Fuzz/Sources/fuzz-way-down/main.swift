@@ -17,12 +17,12 @@ import ModelVersioning
 // - today's upgrade of what each older app made of it: kept values restored, references resolved.
 // A value or an ArchiveError; anything else crashes.
 //
-// `FUZZ_WRITE_SEEDS=dir fuzz-carried` writes the archives and generator seeds.
+// `FUZZ_WRITE_SEEDS=dir fuzz-way-down` writes the archives and generator seeds.
 
 private let limits = ArchiveLimits.untrusted
 
 private let fixtures = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent()  // fuzz-carried
+    .deletingLastPathComponent()  // fuzz-way-down
     .deletingLastPathComponent()  // Sources
     .deletingLastPathComponent()  // Fuzz
     .deletingLastPathComponent()  // package root
@@ -141,7 +141,7 @@ private func archive(from data: Data) -> ArchiveValue? {
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzCarried(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+public func fuzzWayDown(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)
     guard let tree = archive(from: data) else { return 0 }
     if let wayDown = tree["wayDown"] {

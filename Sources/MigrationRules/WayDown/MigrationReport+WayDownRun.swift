@@ -9,7 +9,7 @@ extension MigrationReport {
     ///   Model v3 → v2: 3
     /// 2 objects keep what release 1.1 cannot hold, for the app that wrote the archive.
     /// ```
-    public struct CarriedSteps: Sendable, Hashable {
+    public struct WayDownRun: Sendable, Hashable {
         /// The release the steps lead to.
         public var release: String
         /// The way down's digest (``WayDown/digest``).
