@@ -185,7 +185,9 @@ struct ObjectWalker {
     // MARK: Objects
 
     private mutating func upgrade(_ object: inout ArchiveObject) throws {
-        if let keptIndex = WayDown.Kept.index(in: object.fields), catalog.chainIndex(forTypeName: object.typeName) != nil {
+        if let keptIndex = WayDown.Kept.index(in: object.fields),
+            catalog.chainIndex(forTypeName: object.typeName) != nil
+        {
             try upgrade(&object, restoringKeptAt: keptIndex)
             return
         }
