@@ -3,13 +3,16 @@ import PackageDescription
 
 // Module graph (dependencies point one way, nothing imports upward):
 //
-//   archive-migrate ──▶ ArchiveMigrateKit ──▶ ArchiveCompatibility ──▶ ModelVersioning ──▶ MigrationRules
+//   archive-migrate ──▶ ArchiveMigrateKit ──▶ ArchiveCompatibility ──▶ ModelVersioning ──▶ ArchiveFormats ──▶ MigrationRules
 //
 // The archive value tree lives in MigrationRules, the lowest module: migrations are edits of
 // that tree and must be written, tested and loaded from rules files without Codable, formats or
 // any app code (its own test target, MigrationRulesTests, depends on nothing else, so the build
-// checks that). ModelVersioning adds models, the registry, the Codable coders and the formats on
-// top of it and re-exports MigrationRules, so apps import one module. ArchiveCompatibility is the
+// checks that). ArchiveFormats reads bytes into that tree and writes the tree into bytes (JSON
+// and its structural index, property lists, keyed archives, archives nested in data values, the
+// `$` markup) and knows no models; ArchiveFormatsTests depends on it alone. ModelVersioning adds
+// models, the registry, the Codable coders and the bulk-migration engine on top and re-exports
+// both, so apps import one module. ArchiveCompatibility is the
 // tooling for test targets and CI (fixture suites, schema snapshots, the compatibility check with
 // JUnit and GitHub output): an app that only reads and writes archives links none of it.
 // ArchiveMigrateKit holds the command-line tool as a library, so an app builds the same tool with
@@ -21,6 +24,7 @@ let package = Package(
     products: [
         .library(name: "ModelVersioning", targets: ["ModelVersioning"]),
         .library(name: "MigrationRules", targets: ["MigrationRules"]),
+        .library(name: "ArchiveFormats", targets: ["ArchiveFormats"]),
         .library(name: "ArchiveCompatibility", targets: ["ArchiveCompatibility"]),
         .library(name: "ArchiveMigrateKit", targets: ["ArchiveMigrateKit"]),
         .executable(name: "archive-migrate", targets: ["archive-migrate"]),
@@ -29,7 +33,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "MigrationRules"),
-        .target(name: "ModelVersioning", dependencies: ["MigrationRules"]),
+        .target(name: "ArchiveFormats", dependencies: ["MigrationRules"]),
+        .target(name: "ModelVersioning", dependencies: ["ArchiveFormats", "MigrationRules"]),
         .target(name: "ArchiveCompatibility", dependencies: ["ModelVersioning"]),
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
@@ -60,14 +65,34 @@ let package = Package(
             name: "SketchRelease1_1", dependencies: ["ModelVersioning"], path: "Examples/Sketch/Releases/Sketch1_1"),
         .target(
             name: "SketchRelease1_2", dependencies: ["ModelVersioning"], path: "Examples/Sketch/Releases/Sketch1_2"),
-        // Depends on MigrationRules alone, so that the build checks that migrations need no Codable and
-        // no formats.
+        // One test target per library module, each depending on its module (and what is below it) alone, so
+        // that the build checks the layering: MigrationRulesTests proves migrations need no Codable and no
+        // formats, ArchiveFormatsTests that formats need no models. TestSupport holds what several targets
+        // share (the Fixtures folder, running the package's tools as processes, file facts) and depends on
+        // ArchiveFormats only.
+        .target(name: "TestSupport", dependencies: ["ArchiveFormats"], path: "Tests/TestSupport"),
+        // Model types several test targets archive: polymorphic shapes, an NSCoding-era model, object graphs.
+        .target(name: "TestModels", dependencies: ["ModelVersioning"], path: "Tests/TestModels"),
         .testTarget(name: "MigrationRulesTests", dependencies: ["MigrationRules"]),
+        .testTarget(name: "ArchiveFormatsTests", dependencies: ["ArchiveFormats", "TestSupport"]),
+        .testTarget(
+            name: "ModelVersioningTests",
+            dependencies: [
+                "ModelVersioning", "TestSupport", "TestModels", "SketchModel", "SketchRelease1_0", "SketchRelease1_1",
+                "SketchRelease1_2",
+            ]),
+        .testTarget(
+            name: "ArchiveCompatibilityTests",
+            dependencies: ["ArchiveCompatibility", "TestSupport", "TestModels", "SketchModel"]),
+        // ArchiveMigrateKit's tests, and the ones that take both roads: the Swift API and the built
+        // archive-migrate on the same inputs (the conformance test), the README's and the articles' examples,
+        // the sample app's history through every release. The command-line tools are dependencies so that
+        // they are built for the tests that run them.
         .testTarget(
             name: "MigrationTests",
-            // The command-line tools are dependencies so that they are built for the tests that run them.
             dependencies: [
-                "ModelVersioning", "MigrationRules", "ArchiveCompatibility", "ArchiveMigrateKit", "SketchModel",
+                "ModelVersioning", "ArchiveCompatibility", "ArchiveMigrateKit", "TestSupport", "TestModels",
+                "SketchModel",
                 "SketchRelease1_0", "SketchRelease1_1", "SketchRelease1_2", "archive-migrate", "sketch-migrate",
             ]),
     ],

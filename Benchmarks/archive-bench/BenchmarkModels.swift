@@ -61,7 +61,7 @@ enum DocumentGenerator {
     }
 
     static func shapes(count: Int, flavor: Flavor) -> [BenchShape] {
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SplitMix64(seed: 0x5EED)
         let kinds = ["circle", "square", "triangle", "star"]
         return (0..<count).map { index in
             let radius: Double
@@ -108,22 +108,5 @@ enum DocumentGenerator {
             ArchiveObject(typeName: "Document", version: 1, fields: ["shapes": .array(objects)]))
         return try ArchiveFormat.json.write(
             ArchiveEnvelope(root: root).tree, options: ArchiveWritingOptions(prettyPrinted: false))
-    }
-}
-
-/// A small deterministic generator (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

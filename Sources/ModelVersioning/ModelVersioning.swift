@@ -1,1 +1,2 @@
+@_exported import ArchiveFormats
 @_exported import MigrationRules

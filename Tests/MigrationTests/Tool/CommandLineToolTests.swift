@@ -1,5 +1,7 @@
 import Foundation
 import ModelVersioning
+import TestModels
+import TestSupport
 import Testing
 
 /// `archive-migrate` run as a real process.

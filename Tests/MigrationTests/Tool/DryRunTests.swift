@@ -1,5 +1,6 @@
 import Foundation
 import ModelVersioning
+import TestSupport
 import Testing
 
 /// `upgrade --dry-run` and `downgrade --dry-run` read, migrate and report everything and write

@@ -1,5 +1,6 @@
 import Foundation
 import ModelVersioning
+import TestSupport
 import Testing
 
 /// The exit statuses a CI job branches on: 0 success, 1 findings (a dry run that would change

@@ -1,12 +1,14 @@
 import Foundation
 import ModelVersioning
+import TestModels
+import TestSupport
 import Testing
 
 /// `archive-migrate … --readable-by`: archives written with today's rules for an older release,
 /// read with that release's rules file alone, and upgraded back.
 @Suite("archive-migrate --readable-by")
 struct ReadableByToolTests {
-    static let fixtures = SketchHistoryTests.fixtures
+    static let fixtures = Fixture.sketchArchives
 
     @Test(
         "archive-migrate: today's rules write for 1.1, 1.1's rules alone read it, today's rules give the archive back",

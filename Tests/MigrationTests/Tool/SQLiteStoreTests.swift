@@ -1,5 +1,6 @@
 import Foundation
 import ModelVersioning
+import TestSupport
 import Testing
 
 @testable import ArchiveMigrateKit
@@ -205,7 +206,7 @@ struct SQLiteStoreTests {
         // second the last 8, one of which fails: only those 8 are rolled back.
         #expect(SQLiteBatch.transactionBytes == 32 << 20 && SQLiteBatch.windowBytes == 16 << 20)
         let scratch = try ScratchFolder()
-        try Data(ArchiveUpgraderTests.rules.utf8).write(to: scratch.url.appendingPathComponent("rules.json"))
+        try Data(KeyMovingArchives.rules.utf8).write(to: scratch.url.appendingPathComponent("rules.json"))
         let database = try TestDatabase.create(
             at: scratch.url.appendingPathComponent("sketch.sqlite"),
             schema: "CREATE TABLE drawings (id INTEGER PRIMARY KEY, doc TEXT)")

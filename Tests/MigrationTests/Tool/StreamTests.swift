@@ -1,5 +1,6 @@
 import Foundation
 import ModelVersioning
+import TestSupport
 import Testing
 
 /// `-` (one archive from standard input to standard output) and `--ndjson` (one JSON archive per

@@ -1,5 +1,6 @@
 import Foundation
 import ModelVersioning
+import TestSupport
 import Testing
 
 @testable import ArchiveMigrateKit
@@ -11,26 +12,26 @@ import Testing
 @Suite("Rows and lines upgraded by rewriting their text")
 struct TextRewriteToolTests {
     static func writeRules(in scratch: ScratchFolder) throws {
-        try Data(ArchiveUpgraderTests.rules.utf8).write(to: scratch.url.appendingPathComponent("rules.json"))
+        try Data(KeyMovingArchives.rules.utf8).write(to: scratch.url.appendingPathComponent("rules.json"))
     }
 
     /// What a line or row must become: the tree path's bytes when it changed, the same bytes
     /// when it did not; `nil` when the tree path fails.
     static func expected(_ archive: String, catalog: MigrationCatalog) -> String? {
-        guard let tree = ArchiveUpgraderTests.treePath(Data(archive.utf8), catalog: catalog) else { return nil }
+        guard let tree = KeyMovingArchives.treePath(Data(archive.utf8), catalog: catalog) else { return nil }
         return tree.changed ? String(decoding: tree.output, as: UTF8.self) : archive
     }
 
     @Test("the pipeline rewrites an archive's text only when no one keeps its report")
     func pipelineRewritesWithoutReports() throws {
-        let catalog = try ArchiveUpgraderTests.catalog()
+        let catalog = try KeyMovingArchives.catalog()
         let pass = MigrationPass(catalog: catalog)
         var pipeline = ArchivePipeline(
             transform: { tree, document in try pass.upgrade(&tree, document: document) }, documentName: nil,
             documentChains: [], plainConventions: [:], migratesNested: false)
         pipeline.textUpgrade = StreamingJSONUpgrade(catalog: catalog, limits: .default)
         let archive = Data(#"{"$type":"Board","$version":1,"user":"kim","shapes":[]}"#.utf8)
-        let expected = try #require(ArchiveUpgraderTests.treePath(archive, catalog: catalog))
+        let expected = try #require(KeyMovingArchives.treePath(archive, catalog: catalog))
         // Without a report kept, the rewrite ran (the tree path always leaves one).
         let rewritten = try pipeline.run(archive, shownAs: "a row", writingUnchanged: false, keepingReport: false)
         #expect(rewritten.report == nil && rewritten.changed && rewritten.output == expected.output)
@@ -55,7 +56,7 @@ struct TextRewriteToolTests {
         #expect(rewritten.status == 2 && tree.status == 2, "some lines are broken on purpose")
         #expect(rewritten.standardOutput == tree.standardOutput)
 
-        let catalog = try ArchiveUpgraderTests.catalog()
+        let catalog = try KeyMovingArchives.catalog()
         let output = rewritten.output.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(output.count == lines.count + 1)
         var changed = 0
@@ -94,7 +95,7 @@ struct TextRewriteToolTests {
         let rows = try first.rows("SELECT doc, data, typeof(doc), typeof(data) FROM items ORDER BY id")
         #expect(try second.rows("SELECT doc, data, typeof(doc), typeof(data) FROM items ORDER BY id") == rows)
 
-        let catalog = try ArchiveUpgraderTests.catalog()
+        let catalog = try KeyMovingArchives.catalog()
         var changed = 0
         for (archive, row) in zip(archives, rows) {
             guard let expected = Self.expected(archive, catalog: catalog) else { continue }

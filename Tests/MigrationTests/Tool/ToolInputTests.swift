@@ -1,5 +1,6 @@
 import Foundation
 import ModelVersioning
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

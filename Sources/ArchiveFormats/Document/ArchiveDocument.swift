@@ -1,0 +1,88 @@
+import Foundation
+
+/// A document read from bytes, with what it takes to write it back as it was spelled: its
+/// format, whether it carried this library's archive markup, and its layout.
+///
+/// ```swift
+/// var document = try ArchiveDocument(data: Data(contentsOf: url))
+/// try MigrationPass(catalog: catalog).upgrade(&document.tree, document: "Settings")
+/// let upgraded = try document.data()      // same format, same spellings
+/// ```
+///
+/// An archive this library wrote (an envelope, or a `$type` object at the top; see
+/// <doc:OnDiskArchiveFormat>) is read and written with its markup. Any other document — a JSON Schema,
+/// a MongoDB export, an app's settings file — is *plain*: its `$` keys are its own, read and
+/// written literally, never escaped, so `{"$schema": …}` comes back as `{"$schema": …}` however
+/// often it is migrated or converted. Markup belongs to archives this library writes, never to
+/// documents it only migrates.
+///
+/// A plain document spells dates and data its own way. A date or data value that a migration
+/// put in its tree (a `convert` to a date, say) is written as ``conventions`` say: give it the
+/// conventions of the document chain that migrated it, and it comes back in its own spellings:
+///
+/// ```swift
+/// if let conventions = catalog.document(named: "people")?.style.conventions {
+///     document.conventions = conventions      // dates as milliseconds since 1970, say
+/// }
+/// ```
+public struct ArchiveDocument: Sendable {
+    /// The document's tree; edit it in place (a migration pass) and write it with ``data()``.
+    public var tree: ArchiveValue
+    /// The format it was read from.
+    public let format: ArchiveFormat
+    /// ``MarkupMode/archive`` when the document carried archive markup, ``MarkupMode/plain``
+    /// when it was read literally. Writing uses the same mode.
+    public let markup: MarkupMode
+    /// Whether the text had line breaks (JSON and XML); binary formats ignore it.
+    public let isPrettyPrinted: Bool
+    /// How a plain JSON document spells dates and data (ISO 8601 and base64 unless set): its
+    /// document chain's `DocumentStyle.plain(_:)` conventions. Archives ignore it.
+    public var conventions = DocumentConventions()
+
+    /// Reads a document in any supported format, detecting the format and, with
+    /// ``MarkupMode/automatic`` (the default), whether it is an archive or a plain document.
+    ///
+    /// - Throws: what ``ArchiveFormat/read(_:options:)-swift.type.method`` throws.
+    public init(data: Data, options: ArchiveReadingOptions = .init()) throws {
+        let (value, format, usedMarkup) = try ArchiveFormat.readDocument(data, options: options)
+        self.tree = value
+        self.format = format
+        self.markup = usedMarkup ? .archive : .plain
+        switch format {
+        case .json, .xmlPropertyList: self.isPrettyPrinted = Self.hasLineBreakInside(data)
+        case .binaryPropertyList, .keyedArchive: self.isPrettyPrinted = true
+        }
+    }
+
+    /// Whether a line break comes before the last character that is not whitespace: a file
+    /// written on one line and ended with a newline is not pretty-printed.
+    static func hasLineBreakInside(_ data: Data) -> Bool {
+        data.withUnsafeBytes { hasLineBreakInside($0) }
+    }
+
+    /// ``hasLineBreakInside(_:)-(Data)`` for bytes in memory.
+    package static func hasLineBreakInside(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var end = bytes.count
+        scan: while end > 0 {
+            switch bytes[end - 1] {
+            case 0x20, 0x09, 0x0A, 0x0D: end -= 1
+            default: break scan
+            }
+        }
+        guard end > 0, let base = bytes.baseAddress else { return false }
+        // `memchr` rather than a byte loop: every JSON and XML document read goes through here.
+        return memchr(base, 0x0A, end - 1) != nil
+    }
+
+    /// The options that write a tree as this document was spelled.
+    public var writingOptions: ArchiveWritingOptions {
+        ArchiveWritingOptions(prettyPrinted: isPrettyPrinted, markup: markup, conventions: conventions)
+    }
+
+    /// The tree written in the document's own format, markup and layout.
+    ///
+    /// - Throws: what ``ArchiveFormat/write(_:options:)`` throws.
+    public func data() throws -> Data {
+        try format.write(tree, options: writingOptions)
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import ModelVersioning
+import TestSupport
+import Testing
+
+/// `ArchiveBatch`: many archives migrated in parallel with memory bounded by a window, handed
+/// back in order, with progress, and stopped by task cancellation.
+@Suite("ArchiveBatch")
+struct ArchiveBatchTests {
+    static let sketches = ["empty", "floor-plan", "kyoto-trip"]
+
+    static func batch() throws -> ArchiveBatch {
+        ArchiveBatch(pass: MigrationPass(catalog: try Fixture.rules("archives/rules.json")))
+    }
+
+    /// A sequence of archive numbers that records how far it has been read. `@unchecked
+    /// Sendable`: `lock` guards `read`.
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var read = 0
+        func next() -> Int {
+            lock.withLock {
+                read += 1; return read
+            }
+        }
+        var count: Int { lock.withLock { read } }
+    }
+
+    @Test(
+        "every archive is handed back in order, upgraded to its golden, or as a failure; unchanged ones have no bytes")
+    func inOrder() async throws {
+        let batch = try Self.batch()
+        let today = try Fixture.data("archives/Sketch/v4/empty.json")
+        let inputs: [Data] = try (0..<40).map { index in
+            if index == 7 { return Data("{\"$archive\": 1, ".utf8) }
+            if index == 9 { return today }
+            return try Fixture.data("archives/Sketch/v1/\(Self.sketches[index % 3]).json")
+        }
+        var seen: [Int] = []
+        let reports = ProgressLog()
+        let summary = try await batch.run(Array(inputs.indices), data: { inputs[$0] }) { index, outcome in
+            seen.append(index)
+            switch (index, outcome) {
+            case (7, .failure(let error)):
+                #expect(error.code == .malformedInput)
+            case (9, .success(let result)):
+                #expect(!result.changed && result.data == nil)
+            case (_, .success(let result)):
+                #expect(result.changed && result.format == .json)
+                let differences = ArchiveDiff.differences(
+                    from: try Fixture.tree("archives/Sketch/expected/v1/\(Self.sketches[index % 3]).json"),
+                    to: try ArchiveFormat.read(try #require(result.data)).0,
+                    options: ArchiveDiff.Options(nullMeansAbsent: true))
+                #expect(differences.isEmpty, "\(index): \(differences)")
+            default:
+                Issue.record("archive \(index): \(outcome)")
+            }
+        } progress: { progress in
+            reports.add(progress)
+        }
+        #expect(seen == Array(0..<40))
+        #expect(summary.completed == 40 && summary.changed == 38 && summary.failed == 1 && summary.total == 40)
+        let log = reports.all
+        #expect(!log.isEmpty && log.last?.completed == 40)
+        #expect(zip(log, log.dropFirst()).allSatisfy { $0.completed < $1.completed })
+        #expect(log.last?.estimatedTimeRemaining == 0)
+        #expect(summary.description.hasPrefix("40 of 40 archives (38 changed, 1 failed)"), "\(summary)")
+    }
+
+    @Test("archives are taken from the sequence a window at a time, never all at once")
+    func boundedWindow() async throws {
+        var batch = try Self.batch()
+        batch.maximumConcurrency = 2
+        let counter = Counter()
+        let archive = try Fixture.data("archives/Sketch/v1/kyoto-trip.json")
+        let lazy = (0..<200).lazy.map { _ in counter.next() }
+        var handled = 0
+        var mostAhead = 0
+        try await batch.run(lazy, data: { _ in archive }) { _, _ in
+            handled += 1
+            mostAhead = max(mostAhead, counter.count - handled)
+        }
+        #expect(handled == 200)
+        #expect(mostAhead < 4, "at most a window (twice the concurrency) is read ahead: \(mostAhead)")
+    }
+
+    @Test("cancelling the task stops the batch: what was handed over stays, nothing comes after")
+    func cancellation() async throws {
+        let batch = try Self.batch()
+        let archive = try Fixture.data("archives/Sketch/v1/kyoto-trip.json")
+        let handled = Counter()
+        let task = Task {
+            try await batch.run(0..<100_000, data: { _ in archive }) { _, _ in
+                if handled.next() == 50 { withUnsafeCurrentTask { $0?.cancel() } }
+            }
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(handled.count == 50)
+    }
+
+    @Test("nested archives are migrated with migratesNestedArchives; the lazy pattern knows when to save")
+    func nestedAndLazy() async throws {
+        var batch = try Self.batch()
+        batch.migratesNestedArchives = true
+        let outcome = try batch.migrate(try Fixture.data("stores/com.example.Sketch.plist"))
+        #expect(outcome.changed && outcome.format == .binaryPropertyList)
+        #expect(outcome.nested.filter(\.changed).map(\.locationDescription) == ["DefaultStyle", "LastDrawing"])
+        #expect(try batch.migrate(try #require(outcome.data)).changed == false)
+
+        let decoder = ArchiveDecoder(
+            registry: try ModelRegistry().adding(rules: try Fixture.rules("archives/rules.json")))
+        let (_, old) = try decoder.decodeWithReport(
+            ArchiveValue.self, from: try Fixture.data("archives/Sketch/v1/empty.json"))
+        #expect(old.changedTree)
+        let (_, current) = try decoder.decodeWithReport(
+            ArchiveValue.self, from: try Fixture.data("archives/Sketch/v4/empty.json"))
+        #expect(!current.changedTree)
+    }
+}
+
+/// Progress reports collected from the batch's tasks. `@unchecked Sendable`: `lock` guards
+/// `reports`.
+final class ProgressLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var reports: [ArchiveBatch.Progress] = []
+    func add(_ progress: ArchiveBatch.Progress) { lock.withLock { reports.append(progress) } }
+    var all: [ArchiveBatch.Progress] { lock.withLock { reports } }
+}

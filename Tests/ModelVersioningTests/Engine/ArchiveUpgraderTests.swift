@@ -1,0 +1,186 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ModelVersioning
+
+// JSON archives whose old objects only move keys are upgraded by rewriting their text
+// (StreamingJSONUpgrade, behind ArchiveUpgrader and the tool's rows and lines). What it writes
+// must be, byte for byte, what the tree path writes (read, migration pass, write in the
+// document's own layout); whatever it cannot rewrite must go to the tree, with the tree's result
+// or error. Generated archives vary every spelling the reader accepts: numbers, escapes,
+// whitespace, key order, nesting, markup.
+
+@Suite("Upgrading JSON archives by rewriting their text")
+struct ArchiveUpgraderTests {
+    @Test("generated archives: every rewrite is the tree path's bytes, and most archives are rewritten")
+    func generatedArchives() throws {
+        let catalog = try KeyMovingArchives.catalog()
+        let rewriter = StreamingJSONUpgrade(catalog: catalog, limits: .default)
+        let upgrader = ArchiveUpgrader(catalog: catalog)
+        var generator = ArchiveTextGenerator(seed: 0x5EED_0001)
+        var rewritten = 0
+        var rewrittenChanged = 0
+        var treeOnly = 0
+        let count = 3000
+        for _ in 0..<count {
+            let text = generator.document()
+            let data = Data(text.utf8)
+            let tree = KeyMovingArchives.treePath(data, catalog: catalog)
+            if let outcome = rewriter.upgrade(data) {
+                rewritten += 1
+                guard let tree else {
+                    Issue.record("rewritten, but the tree path fails: \(text)")
+                    continue
+                }
+                #expect(outcome.changed == tree.changed, "\(text)")
+                #expect(
+                    outcome.output == tree.output,
+                    "\(text)\nrewritten: \(String(decoding: outcome.output, as: UTF8.self))\ntree:      \(String(decoding: tree.output, as: UTF8.self))"
+                )
+                if outcome.changed { rewrittenChanged += 1 }
+            } else if tree != nil {
+                treeOnly += 1
+            }
+            // The public upgrader: the tree's result or error, whichever path ran.
+            if let tree {
+                let result = try upgrader.upgrade(data)
+                #expect(result.changed == tree.changed)
+                #expect(result.data == (tree.changed ? tree.output : data), "\(text)")
+            } else {
+                #expect(throws: ArchiveError.self, "\(text)") { try upgrader.upgrade(data) }
+            }
+        }
+        // The generator mixes in what only the tree handles (a converting chain, references,
+        // escaped keys, newer versions, broken text), so not all; but most old archives.
+        #expect(rewrittenChanged > count / 3, "rewritten \(rewritten), of which changed \(rewrittenChanged)")
+        #expect(treeOnly > count / 40, "the generator still reaches the tree path: \(treeOnly)")
+    }
+
+    @Test("a small archive comes out as the tree writes it, compact or pretty-printed")
+    func knownOutput() throws {
+        let catalog = try KeyMovingArchives.catalog()
+        let upgrader = ArchiveUpgrader(catalog: catalog)
+        let compact = Data(
+            #"{"$type":"Shape","$version":1,"id":7,"name":"a \u00e9","x":1.50,"y":-0,"legacy":[1,{"k":2}],"tags":["a"]}"#
+                .utf8)
+        let result = try upgrader.upgrade(compact)
+        #expect(result.rewroteText && result.changed)
+        #expect(
+            String(decoding: result.data, as: UTF8.self)
+                == #"{"$type":"Shape","$version":4,"id":7,"title":"a é","center":{"x":1.5,"y":0},"tags":["a"],"#
+                + #""visible":true,"note":null,"rank":2,"label":"none"}"#)
+
+        let pretty = Data(
+            "{\n  \"$type\": \"Board\",\n  \"$version\": 1,\n  \"user\": \"kim\",\n  \"shapes\": []\n}\n".utf8)
+        let board = try upgrader.upgrade(pretty)
+        #expect(board.rewroteText && board.changed)
+        #expect(
+            String(decoding: board.data, as: UTF8.self)
+                == "{\n  \"$type\": \"Board\",\n  \"$version\": 2,\n  \"owner\": \"kim\",\n  \"shapes\": []\n}\n")
+
+        let current = Data(#"{"$type":"Tag","$version":1,"name":"x"}"#.utf8)
+        let unchanged = try upgrader.upgrade(current)
+        #expect(unchanged.rewroteText && !unchanged.changed && unchanged.data == current)
+    }
+
+    @Test(
+        "what only the tree can do goes to the tree, with its result or its error",
+        arguments: [
+            // An envelope, references, a date, an escaped `$` key, an escaped key, a repeated key.
+            #"{"$archive":1,"root":{"$type":"Shape","$version":1,"id":1,"name":"a","x":1,"y":2}}"#,
+            #"{"$type":"Board","$version":1,"user":"u","shapes":[{"$type":"Tag","$version":1,"$id":1,"name":"t"},{"$ref":1}]}"#,
+            #"{"$type":"Board","$version":1,"user":{"$date":"2020-01-01T00:00:00Z"},"shapes":[]}"#,
+            #"{"$type":"Board","$version":1,"user":"u","shapes":[],"$$cost":1}"#,
+            #"{"$type":"Board","$version":1,"us\u0065r":"u","shapes":[]}"#,
+            #"{"$type":"Board","$version":1,"user":"u","user":"v","shapes":[]}"#,
+            // A chain that converts, a version newer than the chain, a typed object in a removed
+            // field, `$type` not first at the top (a plain document), a byte-order mark.
+            #"{"$type":"Frame","$version":1,"size":3}"#,
+            #"{"$type":"Shape","$version":5,"id":1}"#,
+            #"{"$type":"Shape","$version":1,"id":1,"name":"a","x":1,"y":2,"legacy":{"$type":"Tag","$version":1,"name":"t"}}"#,
+            #"{"id":1,"$type":"Shape","$version":1,"name":"a","x":1,"y":2}"#,
+            "\u{FEFF}{\"$type\":\"Board\",\"$version\":1,\"user\":\"u\",\"shapes\":[]}",
+        ])
+    func treeOnly(_ text: String) throws {
+        let catalog = try KeyMovingArchives.catalog()
+        let data = Data(text.utf8)
+        #expect(StreamingJSONUpgrade(catalog: catalog, limits: .default).upgrade(data) == nil)
+        let upgrader = ArchiveUpgrader(catalog: catalog)
+        if let tree = KeyMovingArchives.treePath(data, catalog: catalog) {
+            let result = try upgrader.upgrade(data)
+            #expect(!result.rewroteText && result.changed == tree.changed)
+            #expect(result.data == (tree.changed ? tree.output : data))
+        } else {
+            #expect(throws: ArchiveError.self) { try upgrader.upgrade(data) }
+        }
+    }
+
+    @Test("an added infinity and a type name spelled with other scalars than its chain's go to the tree")
+    func spelledOnlyByTheTree() throws {
+        // Markup spells infinity as a tagged value laid out by the containers the tree writer has
+        // open; the pass keeps an upgraded object's name when it equals the chain's as a String
+        // (U+212A KELVIN SIGN is canonically "K").
+        let catalog = try MigrationCatalog(types: [
+            TypeMigrations(
+                typeName: "Gauge", currentVersion: 2,
+                steps: [MigrationStep(from: 1, to: 2, rules: [.add("limit", default: .double(.infinity))])]),
+            TypeMigrations(
+                typeName: "Kite", currentVersion: 2,
+                steps: [MigrationStep(from: 1, to: 2, rules: [.rename("a", to: "b")])]),
+        ])
+        let rewriter = StreamingJSONUpgrade(catalog: catalog, limits: .default)
+        let upgrader = ArchiveUpgrader(catalog: catalog)
+        for text in [
+            "{\n  \"$type\": \"Gauge\",\n  \"$version\": 1\n}\n", #"{"$type":"\u212Aite","$version":1,"a":1}"#,
+            "{\"$type\":\"\u{212A}ite\",\"$version\":1,\"a\":1}",
+        ] {
+            let data = Data(text.utf8)
+            #expect(rewriter.upgrade(data) == nil, "\(text)")
+            let tree = try #require(KeyMovingArchives.treePath(data, catalog: catalog))
+            let result = try upgrader.upgrade(data)
+            #expect(!result.rewroteText && result.changed && result.data == tree.output, "\(text)")
+        }
+        let plain = try upgrader.upgrade(Data(#"{"$type":"Kite","$version":1,"a":1}"#.utf8))
+        #expect(
+            plain.rewroteText && String(decoding: plain.data, as: UTF8.self) == #"{"$type":"Kite","$version":2,"b":1}"#)
+    }
+
+    @Test("a dropped value nested deeper than the rewrite goes, under raised limits, goes to the tree without a trap")
+    func deepDroppedValue() throws {
+        var limits = ArchiveLimits.default
+        limits.maxDepth = 100_000
+        let upgrader = ArchiveUpgrader(
+            catalog: try KeyMovingArchives.catalog(), options: ArchiveReadingOptions(limits: limits))
+        let deep = String(repeating: "[", count: 20_000) + String(repeating: "]", count: 20_000)
+        let data = Data(#"{"$type":"Shape","$version":1,"id":1,"name":"a","x":1,"y":2,"legacy":\#(deep)}"#.utf8)
+        let result = try upgrader.upgrade(data)
+        #expect(!result.rewroteText && result.changed)
+        #expect(
+            String(decoding: result.data, as: UTF8.self).hasPrefix(#"{"$type":"Shape","$version":4,"id":1,"title":"a""#)
+        )
+    }
+
+    @Test("one upgrader on many threads at once gives each archive its own result")
+    func concurrentUse() async throws {
+        let catalog = try KeyMovingArchives.catalog()
+        let upgrader = ArchiveUpgrader(catalog: catalog)
+        var generator = ArchiveTextGenerator(seed: 0x5EED_0002)
+        let archives = (0..<400).map { _ in Data(generator.document().utf8) }
+        let expected = archives.map { data in KeyMovingArchives.treePath(data, catalog: catalog) }
+        try await withThrowingTaskGroup(of: (Int, ArchiveUpgrader.Result?).self) { group in
+            for (index, data) in archives.enumerated() {
+                group.addTask { (index, try? upgrader.upgrade(data)) }
+            }
+            var rewritten = 0
+            for try await (index, result) in group {
+                if result?.rewroteText == true { rewritten += 1 }
+                #expect(result?.changed == expected[index]?.changed)
+                if let result, let tree = expected[index] {
+                    #expect(result.data == (tree.changed ? tree.output : archives[index]))
+                }
+            }
+            #expect(rewritten > archives.count / 2)
+        }
+    }
+}
