@@ -337,13 +337,13 @@ enum ChildProcess {
 
 extension StoreBenchmark {
     /// One thread, the benchmark's 100,000 small archives upgraded in memory both ways, in turns:
-    /// rewriting the text (`StreamingJSONUpgrade`, what `upgrade --sqlite` and `--ndjson` use
+    /// rewriting the text (`JSONTextRewrite`, what `upgrade --sqlite` and `--ndjson` use
     /// for them) and the tree path (read, migration pass, write). Microseconds per archive, the
     /// median of `runs` turns each.
     static func textUpgrade(rows: Int, runs: Int) throws -> (text: Double, tree: Double) {
         let catalog = try MigrationCatalog(rulesFile: ArchiveFormat.json.read(Data(rules.utf8)), fileName: "rules.json")
         let archives = (0..<rows).map { Data(shapeArchive($0).utf8) }
-        let upgrade = StreamingJSONUpgrade(catalog: catalog, limits: .default)
+        let upgrade = JSONTextRewrite(catalog: catalog, limits: .default)
         let pass = MigrationPass(catalog: catalog)
         var text: [Double] = []
         var tree: [Double] = []

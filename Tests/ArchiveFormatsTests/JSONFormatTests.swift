@@ -14,7 +14,7 @@ private func read(bytes: [UInt8], markup: MarkupMode = .plain) throws -> Archive
     try JSONReader.read(Data(bytes), options: ArchiveReadingOptions(markup: markup))
 }
 
-/// Whether the streaming decoder's structural pass vouches for `bytes` (it must never vouch for
+/// Whether the direct decoder's structural pass vouches for `bytes` (it must never vouch for
 /// what the reader rejects).
 private func structureAccepts(_ bytes: [UInt8], limits: ArchiveLimits = .default) -> Bool {
     bytes.withUnsafeBufferPointer { buffer in

@@ -1,9 +1,9 @@
 import MigrationRules
 import Testing
 
-/// The layouts the streaming JSON decoder upgrades old objects with while it reads them: a catalog
+/// The layouts the direct JSON decoder upgrades old objects with while it reads them: a catalog
 /// lays out, from an object's keys alone, the fields of today's version for chains that only move
-/// keys (`StreamingMigrationTests` runs them on archives).
+/// keys (`DirectMigrationTests` runs them on archives).
 @Suite("Key-moving layouts of a catalog")
 struct KeyMovingLayoutTests {
     /// MovShape v1 {id, name, x, y, legacy?} → v2 renames name, drops legacy → v3 nests x, y into

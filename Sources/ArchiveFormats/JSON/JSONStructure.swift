@@ -3,7 +3,7 @@ import Foundation
 /// The shape of a JSON text, found by one validating pass that builds no values: where each
 /// array and object's entries are, how many it holds and how many containers it nests.
 ///
-/// ``StreamingJSONDecoder`` reads values straight from the bytes with it: a container is found
+/// ``DirectJSONDecoder`` reads values straight from the bytes with it: a container is found
 /// by its ordinal (containers are numbered in the order their brackets open), skipped in one step
 /// and counted without a second scan.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Read-only access to JSON bytes for ``JSONStructure`` and ``StreamingJSONDecoder``: the
+/// Read-only access to JSON bytes for ``JSONStructure`` and ``DirectJSONDecoder``: the
 /// scalar grammar shared with ``JSONParser`` (whitespace, literals, numbers through
 /// ``JSONNumberParser``, strings with the same escapes and UTF-8 checks).
 package struct JSONText {

@@ -48,7 +48,7 @@ extension JSONWriter {
     /// The output buffer and a walk over the tree with an explicit stack of open containers,
     /// so that writing costs no call stack per level (deep trees are safe on small threads).
     ///
-    /// ``StreamingJSONEncoder`` writes through the same emitter, value by value, so both
+    /// ``DirectJSONEncoder`` writes through the same emitter, value by value, so both
     /// produce the same bytes: it opens its own containers and sets ``baseLevel`` to their count.
     package struct Emitter: ~Copyable {
         /// An open array, dictionary or object.
@@ -75,7 +75,7 @@ extension JSONWriter {
         let maxDepth: Int
         var frames = MoveStack<Frame>(initialCapacity: 16)
         /// Containers open around the value being written that someone else writes
-        /// (``StreamingJSONEncoder``): they count for the indentation and depth limit of tagged
+        /// (``DirectJSONEncoder``): they count for the indentation and depth limit of tagged
         /// values and objects. Always 0 for ``writeDocument(_:)``.
         package var baseLevel = 0
 

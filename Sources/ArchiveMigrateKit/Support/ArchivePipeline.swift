@@ -24,10 +24,10 @@ struct ArchivePipeline: Sendable {
     let migratesNested: Bool
     var readingOptions = ArchiveReadingOptions()
     /// Upgrades JSON archives whose old objects only need keys moved by rewriting their text,
-    /// with the same bytes as the tree path (``StreamingJSONUpgrade``); set by `upgrade` when it
+    /// with the same bytes as the tree path (``JSONTextRewrite``); set by `upgrade` when it
     /// upgrades to the current versions and writes nothing else into the tree (no `--to`, no
     /// `--readable-by`). Used for archives whose migration report nobody reads.
-    var textUpgrade: StreamingJSONUpgrade?
+    var textUpgrade: JSONTextRewrite?
 
     /// What became of one archive.
     struct Result: Sendable {

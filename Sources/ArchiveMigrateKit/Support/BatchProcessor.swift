@@ -108,7 +108,7 @@ struct BatchProcessor: Sendable {
             transform: transform, documentName: documentName, documentChains: documentChains,
             plainConventions: plainConventions, migratesNested: migratesNested)
         pipeline.textUpgrade = textUpgrade.map {
-            StreamingJSONUpgrade(catalog: $0, limits: pipeline.readingOptions.limits)
+            JSONTextRewrite(catalog: $0, limits: pipeline.readingOptions.limits)
         }
         switch source {
         case .files:

@@ -91,7 +91,7 @@ public struct ArchiveEncoder: Sendable {
     /// JSON is written straight from the values when nothing needs the whole tree (no model
     /// class instance met twice, conditional references, sets of non-scalars or dictionaries
     /// without `String` keys; see
-    /// `StreamingJSONEncoder`), with the same bytes as writing ``encodeTree(_:)``'s tree. When
+    /// `DirectJSONEncoder`), with the same bytes as writing ``encodeTree(_:)``'s tree. When
     /// something does, or a model's `encode(to:)` throws, the value is encoded again through the
     /// tree, so an `encode(to:)` can run twice for one call: keep it free of side effects, as
     /// `Encodable` expects.

@@ -47,7 +47,7 @@ public final class ArchiveUpgrader: Sendable {
     public let document: String?
     /// How archives are read (limits, markup); the migration pass runs within the same limits.
     public let options: ArchiveReadingOptions
-    private let text: StreamingJSONUpgrade
+    private let text: JSONTextRewrite
     private let pass: MigrationPass
 
     /// An upgrader to the current versions of `catalog`'s chains; plain documents with the
@@ -56,7 +56,7 @@ public final class ArchiveUpgrader: Sendable {
         self.catalog = catalog
         self.document = document
         self.options = options
-        self.text = StreamingJSONUpgrade(catalog: catalog, limits: options.limits)
+        self.text = JSONTextRewrite(catalog: catalog, limits: options.limits)
         self.pass = MigrationPass(
             catalog: catalog, options: MigrationOptions(recordsSteps: false, limits: options.limits))
     }

@@ -130,7 +130,7 @@ enum EncodingTraits {
     /// Anything else: encoded by its own `encode(to:)`.
     case plain
     /// A value whose `encode(to:)` writes into the tree itself (``EncodesThroughTree``): encoded
-    /// like ``plain`` by the tree encoder; the streaming encoder leaves the run to it.
+    /// like ``plain`` by the tree encoder; the direct encoder leaves the run to it.
     case needsTree
 }
 

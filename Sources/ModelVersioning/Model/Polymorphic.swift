@@ -38,7 +38,7 @@ public struct Polymorphic<Value>: Codable {
     }
 
     public init(from decoder: any Decoder) throws {
-        if let streaming = decoder as? StreamingJSONDecoder { throw streaming.unsupported() }
+        if let direct = decoder as? DirectJSONDecoder { throw direct.unsupported() }
         guard let treeDecoder = decoder as? TreeDecoder else {
             throw ArchiveError(
                 .typeMismatch, "@Polymorphic values decode only with ArchiveDecoder",

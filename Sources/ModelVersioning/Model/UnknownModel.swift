@@ -31,7 +31,7 @@ public struct UnknownModel: Codable, Sendable, Hashable, CustomStringConvertible
     /// Decodes the current value of this library's decoder (any other decoder fails: the type
     /// name would be lost).
     public init(from decoder: any Decoder) throws {
-        if let streaming = decoder as? StreamingJSONDecoder { throw streaming.unsupported() }
+        if let direct = decoder as? DirectJSONDecoder { throw direct.unsupported() }
         guard let treeDecoder = decoder as? TreeDecoder, case .object(let object) = treeDecoder.currentValue else {
             throw ArchiveError(
                 .typeMismatch, "UnknownModel decodes only archived objects, with ArchiveDecoder",

@@ -40,7 +40,7 @@ public struct WeakReference<Object: AnyObject & Codable>: Codable {
     }
 
     public init(from decoder: any Decoder) throws {
-        if let streaming = decoder as? StreamingJSONDecoder { throw streaming.unsupported() }
+        if let direct = decoder as? DirectJSONDecoder { throw direct.unsupported() }
         let box = Box(nil)
         self.box = box
         if let treeDecoder = decoder as? TreeDecoder {

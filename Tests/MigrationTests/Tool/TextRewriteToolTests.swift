@@ -29,7 +29,7 @@ struct TextRewriteToolTests {
         var pipeline = ArchivePipeline(
             transform: { tree, document in try pass.upgrade(&tree, document: document) }, documentName: nil,
             documentChains: [], plainConventions: [:], migratesNested: false)
-        pipeline.textUpgrade = StreamingJSONUpgrade(catalog: catalog, limits: .default)
+        pipeline.textUpgrade = JSONTextRewrite(catalog: catalog, limits: .default)
         let archive = Data(#"{"$type":"Board","$version":1,"user":"kim","shapes":[]}"#.utf8)
         let expected = try #require(KeyMovingArchives.treePath(archive, catalog: catalog))
         // Without a report kept, the rewrite ran (the tree path always leaves one).

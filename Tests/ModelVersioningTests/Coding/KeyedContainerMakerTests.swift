@@ -69,22 +69,22 @@ struct KeyedContainerMakerTests {
         #expect(made >= 80 && made < order.count)
     }
 
-    /// Nests `value` `levels` more times, then round-trips it through the streaming coders and
+    /// Nests `value` `levels` more times, then round-trips it through the direct coders and
     /// through the tree coders.
     private func roundTrip<Inner: Codable & Equatable>(_ value: Inner, levels: Int) throws -> Int {
         guard levels == 0 else {
             return try roundTrip(Level(depth: levels, name: "level \(levels)", inner: value), levels: levels - 1)
         }
         let encoder = ArchiveEncoder(writingOptions: ArchiveWritingOptions(prettyPrinted: false))
-        let data = try #require(StreamingJSONEncoder.encode(value, with: encoder))
+        let data = try #require(DirectJSONEncoder.encode(value, with: encoder))
         #expect(data == (try encoder.format.write(try encoder.encodeTree(value), options: encoder.writingOptions)))
-        let decoded = try #require(StreamingJSONDecoder.decode(Inner.self, from: data, with: ArchiveDecoder()))
+        let decoded = try #require(DirectJSONDecoder.decode(Inner.self, from: data, with: ArchiveDecoder()))
         #expect(decoded == value)
         #expect(try ArchiveDecoder().decode(Inner.self, fromTree: try ArchiveFormat.read(data).0) == value)
         return data.count
     }
 
-    @Test("a run with 40 key types, one per level, round-trips through the streaming and the tree coders")
+    @Test("a run with 40 key types, one per level, round-trips through the direct and the tree coders")
     func manyKeyTypesInOneRun() throws {
         let size = try roundTrip(7, levels: 40)
         #expect(size > 40 * 30)

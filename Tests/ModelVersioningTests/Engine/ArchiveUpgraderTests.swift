@@ -5,7 +5,7 @@ import Testing
 @testable import ModelVersioning
 
 // JSON archives whose old objects only move keys are upgraded by rewriting their text
-// (StreamingJSONUpgrade, behind ArchiveUpgrader and the tool's rows and lines). What it writes
+// (JSONTextRewrite, behind ArchiveUpgrader and the tool's rows and lines). What it writes
 // must be, byte for byte, what the tree path writes (read, migration pass, write in the
 // document's own layout); whatever it cannot rewrite must go to the tree, with the tree's result
 // or error. Generated archives vary every spelling the reader accepts: numbers, escapes,
@@ -16,7 +16,7 @@ struct ArchiveUpgraderTests {
     @Test("generated archives: every rewrite is the tree path's bytes, and most archives are rewritten")
     func generatedArchives() throws {
         let catalog = try KeyMovingArchives.catalog()
-        let rewriter = StreamingJSONUpgrade(catalog: catalog, limits: .default)
+        let rewriter = JSONTextRewrite(catalog: catalog, limits: .default)
         let upgrader = ArchiveUpgrader(catalog: catalog)
         var generator = ArchiveTextGenerator(seed: 0x5EED_0001)
         var rewritten = 0
@@ -105,7 +105,7 @@ struct ArchiveUpgraderTests {
     func treeOnly(_ text: String) throws {
         let catalog = try KeyMovingArchives.catalog()
         let data = Data(text.utf8)
-        #expect(StreamingJSONUpgrade(catalog: catalog, limits: .default).upgrade(data) == nil)
+        #expect(JSONTextRewrite(catalog: catalog, limits: .default).upgrade(data) == nil)
         let upgrader = ArchiveUpgrader(catalog: catalog)
         if let tree = KeyMovingArchives.treePath(data, catalog: catalog) {
             let result = try upgrader.upgrade(data)
@@ -129,7 +129,7 @@ struct ArchiveUpgraderTests {
                 typeName: "Kite", currentVersion: 2,
                 steps: [MigrationStep(from: 1, to: 2, rules: [.rename("a", to: "b")])]),
         ])
-        let rewriter = StreamingJSONUpgrade(catalog: catalog, limits: .default)
+        let rewriter = JSONTextRewrite(catalog: catalog, limits: .default)
         let upgrader = ArchiveUpgrader(catalog: catalog)
         for text in [
             "{\n  \"$type\": \"Gauge\",\n  \"$version\": 1\n}\n", #"{"$type":"\u212Aite","$version":1,"a":1}"#,

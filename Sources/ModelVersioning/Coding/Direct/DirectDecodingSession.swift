@@ -1,8 +1,8 @@
 import Foundation
 
-/// State shared by every decoder of one ``StreamingJSONDecoder`` run: the text, its
+/// State shared by every decoder of one ``DirectJSONDecoder`` run: the text, its
 /// ``JSONStructure``, and which containers the models have read.
-final class StreamingDecodingSession {
+final class DirectDecodingSession {
     let text: JSONText
     let structure: JSONStructure
     let containers: FlatBuffer<JSONStructure.Container>
@@ -13,7 +13,7 @@ final class StreamingDecodingSession {
     let catalog: MigrationCatalog
     // Touched on every model object; never accessed overlappingly (one run, one thread).
     @exclusivity(unchecked) var infos: ModelInfoCache
-    /// Set when the run ended (``StreamingJSONDecoder/unsupported()``), even if a model caught
+    /// Set when the run ended (``DirectJSONDecoder/unsupported()``), even if a model caught
     /// the error.
     @exclusivity(unchecked) var failed = false
     /// Whether the bytes are still there: a container or decoder a model kept past the run finds
@@ -26,21 +26,21 @@ final class StreamingDecodingSession {
     @exclusivity(unchecked) private var shortStrings = ShortStringCache()
     /// Objects no one holds any more (``recycle(_:)``), emptied, for the next ones read: an
     /// array of models of one shape then allocates its objects once.
-    @exclusivity(unchecked) private var spareObjects = MoveStack<StreamingObject>(initialCapacity: 16)
+    @exclusivity(unchecked) private var spareObjects = MoveStack<DirectObject>(initialCapacity: 16)
     private static let maxSpareObjects = 16
     /// The makers of the keyed containers, by key type.
     @exclusivity(unchecked) var keyedContainerMakers = KeyedContainerMakers()
-    /// Upgrades by moving keys (``StreamingMigration``): the ones objects were last upgraded
+    /// Upgrades by moving keys (``DirectMigration``): the ones objects were last upgraded
     /// with, and every one made (their keys must outlive the objects that point at them).
-    @exclusivity(unchecked) var recentMigrations: [StreamingMigration] = []
-    @exclusivity(unchecked) var migrations: [StreamingMigration] = []
-    /// The values upgrades added, referred to by ``StreamingJSONDecoder/ValueRef/constant(_:)``.
+    @exclusivity(unchecked) var recentMigrations: [DirectMigration] = []
+    @exclusivity(unchecked) var migrations: [DirectMigration] = []
+    /// The values upgrades added, referred to by ``DirectJSONDecoder/ValueRef/constant(_:)``.
     @exclusivity(unchecked) var constants: [ArchiveValue] = []
     /// The layouts of the dictionaries upgrades make (their keys and values' sources), and the
     /// values of every dictionary made, in its layout's order: a made dictionary costs 8 bytes
-    /// per member (``StreamingJSONDecoder/ValueRef/dictionary(layout:first:)``).
-    @exclusivity(unchecked) var madeLayouts: [StreamingMigration.MadeLayout] = []
-    let madeValues = FlatBuffer<StreamingMigration.MadeValue>(capacity: 0)
+    /// per member (``DirectJSONDecoder/ValueRef/dictionary(layout:first:)``).
+    @exclusivity(unchecked) var madeLayouts: [DirectMigration.MadeLayout] = []
+    let madeValues = FlatBuffer<DirectMigration.MadeValue>(capacity: 0)
 
     init(text: JSONText, structure: JSONStructure, decoder: ArchiveDecoder) {
         self.text = text
@@ -56,9 +56,9 @@ final class StreamingDecodingSession {
     }
 
     /// Ends the run: the tree decoder takes over, even if a model catches the error.
-    func unsupported() -> StreamingJSONDecoder.Unsupported {
+    func unsupported() -> DirectJSONDecoder.Unsupported {
         failed = true
-        return StreamingJSONDecoder.Unsupported()
+        return DirectJSONDecoder.Unsupported()
     }
 
     /// Whether every container of the text was read: the ones that were not might hold objects
@@ -100,16 +100,16 @@ final class StreamingDecodingSession {
     /// The value starting at `offset`. `nextOrdinal` (the ordinal the next container takes) moves
     /// past this value's containers, and `nextEntry` past their entries.
     @inline(__always)
-    func value(at offset: Int, nextOrdinal: inout Int, nextEntry: inout Int) -> StreamingJSONDecoder.ValueRef {
+    func value(at offset: Int, nextOrdinal: inout Int, nextEntry: inout Int) -> DirectJSONDecoder.ValueRef {
         var cursor = JSONStructure.Cursor(entry: nextEntry, ordinal: nextOrdinal)
         let ordinal = structure.containerOrdinal(at: offset, in: text, cursor: &cursor)
         nextOrdinal = cursor.ordinal
         nextEntry = cursor.entry
-        return StreamingJSONDecoder.ValueRef(offset: offset, ordinal: ordinal)
+        return DirectJSONDecoder.ValueRef(offset: offset, ordinal: ordinal)
     }
 
     /// The elements of an array, in order; marks the array read.
-    func elements(of array: StreamingJSONDecoder.ValueRef) -> ElementCursor {
+    func elements(of array: DirectJSONDecoder.ValueRef) -> ElementCursor {
         markRead(array.ordinal)
         let container = containers[array.ordinal]
         return ElementCursor(
@@ -119,13 +119,13 @@ final class StreamingDecodingSession {
 
     /// Walks the elements of one array.
     struct ElementCursor {
-        let session: StreamingDecodingSession
+        let session: DirectDecodingSession
         private var nextEntry: Int
         let count: Int
         private(set) var index = 0
         private var nextOrdinal: Int
 
-        init(session: StreamingDecodingSession, first: Int, count: Int, nextOrdinal: Int) {
+        init(session: DirectDecodingSession, first: Int, count: Int, nextOrdinal: Int) {
             self.session = session
             self.nextEntry = first
             self.count = count
@@ -138,7 +138,7 @@ final class StreamingDecodingSession {
         var offset: Int { Int(session.entries[nextEntry]) }
 
         @inline(__always)
-        mutating func next() -> StreamingJSONDecoder.ValueRef? {
+        mutating func next() -> DirectJSONDecoder.ValueRef? {
             guard index < count else { return nil }
             let offset = Int(session.entries[nextEntry])
             nextEntry &+= 1
@@ -153,20 +153,20 @@ final class StreamingDecodingSession {
     /// An empty object with room for `capacity` members whose keys are at `keys`: the last
     /// spare one when it has the room, a new one otherwise.
     @inline(__always)
-    func makeObject(capacity: Int, keys: UnsafePointer<UInt8>) -> StreamingObject {
+    func makeObject(capacity: Int, keys: UnsafePointer<UInt8>) -> DirectObject {
         if spareObjects.count > 0, spareObjects.lastAddress.pointee.state.pointee.capacity >= capacity {
             // Emptied when it was recycled.
             let object = spareObjects.removeLast()
             object.state.pointee.keys = keys
             return object
         }
-        return StreamingObject.make(capacity: capacity, keys: keys)
+        return DirectObject.make(capacity: capacity, keys: keys)
     }
 
     /// Keeps `object`, which nothing else holds, for ``makeObject(capacity:keys:)``. Its header
     /// is emptied now: it holds the decoder, which holds this session.
     @inline(__always)
-    func recycle(_ object: consuming StreamingObject) {
+    func recycle(_ object: consuming DirectObject) {
         guard spareObjects.count < Self.maxSpareObjects else { return }
         object.reset(keys: text.bytes)
         spareObjects.append(object)
@@ -176,8 +176,8 @@ final class StreamingDecodingSession {
     /// at the top), its fields and where their values are; upgrades it when its chain only
     /// moves keys (``upgraded(_:typeName:version:depth:)``; `depth` is where it is in the
     /// upgraded archive). Ends the run for anything the tree decoder must handle (see
-    /// ``StreamingJSONDecoder``); marks the object read.
-    func readObject(_ value: StreamingJSONDecoder.ValueRef, depth: Int) throws -> StreamingObject {
+    /// ``DirectJSONDecoder``); marks the object read.
+    func readObject(_ value: DirectJSONDecoder.ValueRef, depth: Int) throws -> DirectObject {
         let count = Int(containers[value.ordinal].count)
         var cursor = structure.cursor(overContainer: value.ordinal)
         let object = makeObject(capacity: count, keys: text.bytes)
@@ -194,7 +194,7 @@ final class StreamingDecodingSession {
             }
             let keyStart = entry.keyStart
             let keyLength = entry.keyLength
-            let member = StreamingJSONDecoder.ValueRef(offset: entry.value, ordinal: entry.ordinal)
+            let member = DirectJSONDecoder.ValueRef(offset: entry.value, ordinal: entry.ordinal)
             if keyLength > 0 && bytes[keyStart] == UInt8(ascii: "$") {
                 switch MarkupKey(bytes + keyStart, length: keyLength) {
                 case .type?:
@@ -272,12 +272,12 @@ final class StreamingDecodingSession {
     /// The value to decode: the envelope's root, or the top-level object. `nil` for what the
     /// tree decoder must read: plain JSON, an envelope of another format version, or a document
     /// with a migration chain.
-    func rootValue() throws -> StreamingJSONDecoder.ValueRef? {
-        let top = StreamingJSONDecoder.ValueRef(offset: text.skipWhitespace(from: 0), ordinal: 0)
+    func rootValue() throws -> DirectJSONDecoder.ValueRef? {
+        let top = DirectJSONDecoder.ValueRef(offset: text.skipWhitespace(from: 0), ordinal: 0)
         let object = try readObject(top, depth: 0)
         guard object.state.pointee.startsMarkup else { return nil }
         if object.typeName != nil { return top }
-        func member(_ key: String) -> StreamingJSONDecoder.ValueRef? {
+        func member(_ key: String) -> DirectJSONDecoder.ValueRef? {
             object.find(key)
         }
         guard let marker = member(ArchiveEnvelope.markerKey), marker.ordinal < 0 else { return nil }
@@ -309,7 +309,7 @@ final class StreamingDecodingSession {
         return member(ArchiveEnvelope.rootKey)
     }
 
-    private func bytes(_ value: StreamingJSONDecoder.ValueRef) -> UInt8 {
+    private func bytes(_ value: DirectJSONDecoder.ValueRef) -> UInt8 {
         text.bytes[value.offset]
     }
 }

@@ -1,26 +1,26 @@
 import Foundation
 
-/// The keyed container of ``StreamingJSONDecoder``: ``TreeKeyedDecodingContainer``'s rules
+/// The keyed container of ``DirectJSONDecoder``: ``TreeKeyedDecodingContainer``'s rules
 /// (excluded keys read as absent, allow lists per key, absent-key values) over an object's
 /// members in the text. What it cannot answer ends the run.
-struct StreamingKeyedDecodingContainer<Key: CodingKey>: MadeKeyedDecodingContainer {
-    let object: StreamingObject
+struct DirectKeyedDecodingContainer<Key: CodingKey>: MadeKeyedDecodingContainer {
+    let object: DirectObject
 
-    /// A container over `object`, whose header ``StreamingObject/attach(to:model:allowed:depth:)``
+    /// A container over `object`, whose header ``DirectObject/attach(to:model:allowed:depth:)``
     /// has set.
-    init(parts object: consuming StreamingObject) {
+    init(parts object: consuming DirectObject) {
         self.object = object
     }
 
     /// Calls `body` with the object's decoder (set by `attach`). The object holds it and this
     /// container holds the object, so it is lent without a retain: the read paths use this.
     @inline(__always)
-    private func withDecoder<Result>(_ body: (StreamingJSONDecoder) throws -> Result) rethrows -> Result {
+    private func withDecoder<Result>(_ body: (DirectJSONDecoder) throws -> Result) rethrows -> Result {
         try object.state.pointee.decoder.unsafelyUnwrapped._withUnsafeGuaranteedRef(body)
     }
 
     /// The object's decoder, for the paths off the hot one.
-    private var decoder: StreamingJSONDecoder { object.state.pointee.decoder.unsafelyUnwrapped.takeUnretainedValue() }
+    private var decoder: DirectJSONDecoder { object.state.pointee.decoder.unsafelyUnwrapped.takeUnretainedValue() }
     private var model: ModelInfo? { object.state.pointee.model }
     private var depth: Int { object.state.pointee.depth }
 
@@ -36,13 +36,13 @@ struct StreamingKeyedDecodingContainer<Key: CodingKey>: MadeKeyedDecodingContain
 
     /// The value under `key`, or `nil` when absent or excluded.
     @inline(__always)
-    private func lookup(_ key: Key, _ decoder: StreamingJSONDecoder) -> StreamingJSONDecoder.ValueRef? {
+    private func lookup(_ key: Key, _ decoder: DirectJSONDecoder) -> DirectJSONDecoder.ValueRef? {
         lookup(named: key.stringValue, decoder)
     }
 
     /// The value under the key spelled `name`, or `nil` when absent or excluded.
     @inline(__always)
-    private func lookup(named name: String, _ decoder: StreamingJSONDecoder) -> StreamingJSONDecoder.ValueRef? {
+    private func lookup(named name: String, _ decoder: DirectJSONDecoder) -> DirectJSONDecoder.ValueRef? {
         let state = object.state
         if let model = state.pointee.model, !model.behaviors.isEmpty, model.behaviors[name] == .excluded { return nil }
         guard decoder.session.isOpen else { return nil }
@@ -52,7 +52,7 @@ struct StreamingKeyedDecodingContainer<Key: CodingKey>: MadeKeyedDecodingContain
     }
 
     @inline(__always)
-    private func require(_ key: Key, _ decoder: StreamingJSONDecoder) throws -> StreamingJSONDecoder.ValueRef {
+    private func require(_ key: Key, _ decoder: DirectJSONDecoder) throws -> DirectJSONDecoder.ValueRef {
         guard let value = lookup(key, decoder) else { throw decoder.unsupported() }
         return value
     }
@@ -187,14 +187,14 @@ struct StreamingKeyedDecodingContainer<Key: CodingKey>: MadeKeyedDecodingContain
     }
 }
 
-/// The unkeyed container of ``StreamingJSONDecoder``: the elements of an array, in order.
-struct StreamingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
-    let decoder: StreamingJSONDecoder
-    private var elements: StreamingDecodingSession.ElementCursor
+/// The unkeyed container of ``DirectJSONDecoder``: the elements of an array, in order.
+struct DirectUnkeyedDecodingContainer: UnkeyedDecodingContainer {
+    let decoder: DirectJSONDecoder
+    private var elements: DirectDecodingSession.ElementCursor
     let allowed: Set<String>?
     let depth: Int
 
-    init(decoder: StreamingJSONDecoder, array: StreamingJSONDecoder.ValueRef, allowed: Set<String>?, depth: Int) {
+    init(decoder: DirectJSONDecoder, array: DirectJSONDecoder.ValueRef, allowed: Set<String>?, depth: Int) {
         self.decoder = decoder
         self.elements = decoder.session.elements(of: array)
         self.allowed = allowed
@@ -209,7 +209,7 @@ struct StreamingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     var currentIndex: Int { elements.index }
 
-    private mutating func next() throws -> StreamingJSONDecoder.ValueRef {
+    private mutating func next() throws -> DirectJSONDecoder.ValueRef {
         guard decoder.session.isOpen, let value = elements.next() else { throw decoder.unsupported() }
         return value
     }
@@ -266,10 +266,10 @@ struct StreamingUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     }
 }
 
-/// The single-value container of ``StreamingJSONDecoder``.
-struct StreamingSingleValueDecodingContainer: SingleValueDecodingContainer {
-    let decoder: StreamingJSONDecoder
-    let value: StreamingJSONDecoder.ValueRef
+/// The single-value container of ``DirectJSONDecoder``.
+struct DirectSingleValueDecodingContainer: SingleValueDecodingContainer {
+    let decoder: DirectJSONDecoder
+    let value: DirectJSONDecoder.ValueRef
     let allowed: Set<String>?
     let depth: Int
 

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ModelVersioning
 
-// Archives for the streaming JSON decoder: what it decodes straight from the bytes must equal
+// Archives for the direct JSON decoder: what it decodes straight from the bytes must equal
 // what the tree decoder decodes, and what it cannot decode the same way must go to the tree
 // (with the tree's value or error).
 
@@ -21,7 +21,7 @@ private enum DecLevel: Int, Codable {
     case high = 2
 }
 
-/// Every primitive the streaming decoder reads itself, optionals, nested arrays, a plain
+/// Every primitive the direct decoder reads itself, optionals, nested arrays, a plain
 /// struct, raw-value enums.
 private struct DecItem: VersionedModel, Equatable {
     var id: Int
@@ -117,7 +117,7 @@ private struct DecManual: Codable, Equatable {
     }
 }
 
-/// A model that swallows errors with `try?`, and reads a date (which the streaming decoder
+/// A model that swallows errors with `try?`, and reads a date (which the direct decoder
 /// leaves to the tree): the result must still be the tree's.
 private struct DecForgiving: VersionedModel, Equatable {
     var count: Int
@@ -249,8 +249,8 @@ private struct DecLibrary: VersionedModel, Equatable {
     }
 }
 
-@Suite("Streaming JSON decoding")
-struct StreamingDecoderTests {
+@Suite("Direct JSON decoding")
+struct DirectDecoderTests {
     let registry = try! ModelRegistry([
         DecItem.self, DecHolder.self, DecLibrary.self, DecForgiving.self, DecCount.self, DecStrict.self,
     ])
@@ -266,9 +266,9 @@ struct StreamingDecoderTests {
         try decoder.decode(T.self, fromTree: try ArchiveFormat.read(data).0)
     }
 
-    /// The value straight from the bytes, or `nil` when the streaming decoder hands over.
+    /// The value straight from the bytes, or `nil` when the direct decoder hands over.
     private func streamed<T: Decodable>(_ type: T.Type, _ data: Data) -> T? {
-        StreamingJSONDecoder.decode(T.self, from: data, with: decoder)
+        DirectJSONDecoder.decode(T.self, from: data, with: decoder)
     }
 
     private func json(_ text: String) -> Data { Data(text.utf8) }
@@ -304,10 +304,10 @@ struct StreamingDecoderTests {
         encoder.document = "Lib"
         encoder.documentVersion = 2
         let current = try encoder.encode(holder)
-        #expect(StreamingJSONDecoder.decode(DecHolder.self, from: current, with: decoder) == holder)
+        #expect(DirectJSONDecoder.decode(DecHolder.self, from: current, with: decoder) == holder)
         encoder.documentVersion = 1
         let old = try encoder.encode(holder)
-        #expect(StreamingJSONDecoder.decode(DecHolder.self, from: old, with: decoder) == nil)
+        #expect(DirectJSONDecoder.decode(DecHolder.self, from: old, with: decoder) == nil)
         #expect(try decoder.decode(DecHolder.self, from: old) == holder)
     }
 
@@ -348,7 +348,7 @@ struct StreamingDecoderTests {
         // A model the registry does not know: its version is still checked.
         let unregistered = ArchiveDecoder()
         let later = json(#"{"$type":"DecCount","$version":2,"count":1}"#)
-        #expect(StreamingJSONDecoder.decode(DecCount.self, from: later, with: unregistered) == nil)
+        #expect(DirectJSONDecoder.decode(DecCount.self, from: later, with: unregistered) == nil)
         let stale = try #require(throws: ArchiveError.self) { try unregistered.decode(DecCount.self, from: later) }
         #expect(stale.code == .newerVersion)
 
@@ -380,7 +380,7 @@ struct StreamingDecoderTests {
         let mismatch = json(#"{"$type":"DecForgiving","$version":1,"count":"seven"}"#)
         #expect(streamed(DecForgiving.self, mismatch) == nil)
         #expect(try decoder.decode(DecForgiving.self, from: mismatch) == DecForgiving(count: -1, when: nil))
-        // A date the streaming decoder cannot read: the model's `try?` would have made it nil.
+        // A date the direct decoder cannot read: the model's `try?` would have made it nil.
         let dated = json(#"{"$type":"DecForgiving","$version":1,"count":1,"when":{"$date":0}}"#)
         #expect(
             try decoder.decode(DecForgiving.self, from: dated)
@@ -446,7 +446,7 @@ struct StreamingDecoderTests {
         options.limits.maxDepth = 4
         let shallow = ArchiveDecoder(registry: registry, options: options)
         let deep = json(#"{"$type":"DecCount","$version":1,"count":1,"x":[[[[1]]]]}"#)
-        #expect(StreamingJSONDecoder.decode(DecCount.self, from: deep, with: shallow) == nil)
+        #expect(DirectJSONDecoder.decode(DecCount.self, from: deep, with: shallow) == nil)
         let error = try #require(throws: ArchiveError.self) { try shallow.decode(DecCount.self, from: deep) }
         #expect(error.code == .limitExceeded)
     }
@@ -491,12 +491,12 @@ struct StreamingDecoderTests {
             let keys = (0..<count).map { _ in names.randomElement(using: &generator)! }
             let text = Array(keys.joined().utf8)
             text.withUnsafeBufferPointer { buffer in
-                let object = StreamingObject.make(capacity: count, keys: buffer.baseAddress!)
+                let object = DirectObject.make(capacity: count, keys: buffer.baseAddress!)
                 var start = 0
                 for key in keys {
                     object.append(
                         keyStart: start, keyLength: key.utf8.count,
-                        value: StreamingJSONDecoder.ValueRef(offset: 0, ordinal: -1))
+                        value: DirectJSONDecoder.ValueRef(offset: 0, ordinal: -1))
                     start += key.utf8.count
                 }
                 #expect(object.hasDuplicateKey() == (Set(keys).count != count), "\(keys)")
@@ -553,7 +553,7 @@ struct StreamingDecoderTests {
         options.userInfo[DecKeeperBox.key] = box
         let decoder = ArchiveDecoder(registry: try ModelRegistry([DecKeeper.self]), options: options)
         var data: Data? = Data(#"{"$type":"DecKeeper","$version":1,"count":5}"#.utf8)
-        #expect(StreamingJSONDecoder.decode(DecKeeper.self, from: data!, with: decoder)?.count == 5)
+        #expect(DirectJSONDecoder.decode(DecKeeper.self, from: data!, with: decoder)?.count == 5)
         data = nil
         let container = try #require(box.container)
         #expect(!container.contains(.count))
@@ -571,7 +571,7 @@ struct StreamingDecoderTests {
         var options = DecodingOptions()
         options.userInfo[DecHoarderBox.key] = box
         let decoder = ArchiveDecoder(registry: try ModelRegistry([DecHoard.self, DecHoarder.self]), options: options)
-        let streamed = try #require(StreamingJSONDecoder.decode(DecHoard.self, from: data, with: decoder))
+        let streamed = try #require(DirectJSONDecoder.decode(DecHoard.self, from: data, with: decoder))
         #expect(streamed == hoard)
         // Each element kept its container unless its count is a multiple of 3; the next one read
         // it again and must have found that element's count.

@@ -22,7 +22,7 @@ import Foundation
 /// reports what is wrong, exactly as before: this type only ever skips work.
 ///
 /// ```swift
-/// let upgrade = StreamingJSONUpgrade(catalog: catalog, limits: .default)
+/// let upgrade = JSONTextRewrite(catalog: catalog, limits: .default)
 /// if let outcome = upgrade.upgrade(row) {
 ///     if outcome.changed { try store.write(outcome.output, for: key) }
 /// } else {
@@ -33,7 +33,7 @@ import Foundation
 /// One instance serves every thread of a batch: what each archived type, version and key set
 /// upgrades to is worked out once (by the chain's own rules, on stand-ins) and kept (the first
 /// ``maximumLayoutCount`` key sets, within ``maximumLayoutBytes``).
-package final class StreamingJSONUpgrade: @unchecked Sendable {
+package final class JSONTextRewrite: @unchecked Sendable {
     // @unchecked Sendable: `layouts`, `layoutBytes` and `spareWorkspaces`, the only mutable state, are touched
     // only with `lock` held; a workspace is used by one upgrade at a time (taken from and given
     // back to `spareWorkspaces` under the lock).
@@ -332,7 +332,7 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
     private struct Rewriter: ~Copyable {
         let text: JSONText
         let structure: JSONStructure
-        let owner: StreamingJSONUpgrade
+        let owner: JSONTextRewrite
         let workspace: Workspace
         let maxDepth: Int
         var emitter: JSONWriter.Emitter
@@ -343,7 +343,7 @@ package final class StreamingJSONUpgrade: @unchecked Sendable {
         private var scratch: [UInt8]
 
         init(
-            text: JSONText, structure: JSONStructure, owner: StreamingJSONUpgrade, workspace: Workspace,
+            text: JSONText, structure: JSONStructure, owner: JSONTextRewrite, workspace: Workspace,
             emitter: consuming JSONWriter.Emitter
         ) {
             self.text = text

@@ -4,7 +4,7 @@ import Foundation
 /// as it is (objects and references included); other coders see plain JSON-like values.
 extension ArchiveValue: Codable {
     public init(from decoder: any Decoder) throws {
-        if let streaming = decoder as? StreamingJSONDecoder { throw streaming.unsupported() }
+        if let direct = decoder as? DirectJSONDecoder { throw direct.unsupported() }
         if let treeDecoder = decoder as? TreeDecoder {
             self = treeDecoder.currentValue
             return

@@ -1,12 +1,12 @@
 import Foundation
 
-/// Dictionaries that ``StreamingJSONEncoder`` writes in key order (see `encodeSorted(_:key:)`).
+/// Dictionaries that ``DirectJSONEncoder`` writes in key order (see `encodeSorted(_:key:)`).
 protocol StringKeyedDictionary {
-    func encodeSorted(to encoder: StreamingJSONEncoder, key: (any CodingKey)?) throws
+    func encodeSorted(to encoder: DirectJSONEncoder, key: (any CodingKey)?) throws
 }
 
 extension Dictionary: StringKeyedDictionary where Key == String, Value: Encodable {
-    func encodeSorted(to encoder: StreamingJSONEncoder, key: (any CodingKey)?) throws {
+    func encodeSorted(to encoder: DirectJSONEncoder, key: (any CodingKey)?) throws {
         try encoder.encodeSorted(self, key: key)
     }
 }
@@ -32,7 +32,7 @@ struct DictionaryCodingKey: CodingKey {
     }
 }
 
-/// Sets that ``StreamingJSONEncoder`` writes in the tree's order: those whose elements are
+/// Sets that ``DirectJSONEncoder`` writes in the tree's order: those whose elements are
 /// scalars, as the tree encoder boxes them.
 protocol ScalarSet {
     /// The elements as the tree encoder's nodes, or `nil` when one is not a scalar.
@@ -41,7 +41,7 @@ protocol ScalarSet {
 
 extension Set: ScalarSet where Element: Encodable {
     func archivedScalars() -> [ArchiveValue]? {
-        // The element types `StreamingJSONEncoder.box(_:key:)` and the tree encoder write
+        // The element types `DirectJSONEncoder.box(_:key:)` and the tree encoder write
         // directly, in their order, then the other primitives.
         if Element.self == String.self { return map { .string(unsafeBitCast($0, to: String.self)) } }
         if Element.self == Int.self { return map { .int(Int64(unsafeBitCast($0, to: Int.self))) } }

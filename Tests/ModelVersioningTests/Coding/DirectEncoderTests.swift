@@ -3,7 +3,7 @@ import Testing
 
 @testable import ModelVersioning
 
-// Values for the streaming JSON encoder: what it writes must be byte for byte what the tree
+// Values for the direct JSON encoder: what it writes must be byte for byte what the tree
 // encoder and JSONWriter write, and what it cannot write the same way must go to the tree.
 
 private struct StreamPoint: Codable {
@@ -427,8 +427,8 @@ private struct StreamInterleaved: Codable {
     init(from decoder: any Decoder) throws {}
 }
 
-@Suite("Streaming JSON encoder")
-struct StreamingEncoderTests {
+@Suite("Direct JSON encoder")
+struct DirectEncoderTests {
     /// Writing options the encoder is compared under.
     static let optionSets: [ArchiveWritingOptions] = [
         ArchiveWritingOptions(),
@@ -449,7 +449,7 @@ struct StreamingEncoderTests {
                 encoder.document = document
                 encoder.documentVersion = document == nil ? nil : 3
                 let tree = Result { try encoder.format.write(try encoder.encodeTree(value), options: options) }
-                let direct = StreamingJSONEncoder.encode(value, with: encoder)
+                let direct = DirectJSONEncoder.encode(value, with: encoder)
                 let viaEncode = Result { try encoder.encode(value) }
                 switch (tree, viaEncode) {
                 case (.success(let expected), .success(let actual)):
@@ -555,7 +555,7 @@ struct StreamingEncoderTests {
         limits.maxDepth = 3
         let options = ArchiveWritingOptions(limits: limits)
         let encoder = ArchiveEncoder(writingOptions: options)
-        #expect(StreamingJSONEncoder.encode(deep, with: encoder) == nil)
+        #expect(DirectJSONEncoder.encode(deep, with: encoder) == nil)
         let error = #expect(throws: ArchiveError.self) { try encoder.encode(deep) }
         #expect(error?.code == .limitExceeded)
         let treeError = #expect(throws: ArchiveError.self) {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// An upgrade that only moves keys (``KeyMovingUpgrade``), laid out for
-/// ``StreamingJSONDecoder``: which archived keys it applies to, the upgraded keys' bytes, and
+/// ``DirectJSONDecoder``: which archived keys it applies to, the upgraded keys' bytes, and
 /// where each upgraded value comes from. Objects with the same type, version and keys share
 /// one, so the chain's rules run once per layout, not once per object, and no value is copied:
 /// the upgraded object points at the archived values in the text.
@@ -11,9 +11,9 @@ import Foundation
 /// let upgraded = try session.upgraded(archived, typeName: "Shape", version: 1, depth: 0)
 /// upgraded.find("title")     // the archived "name" value
 /// ```
-final class StreamingMigration {
+final class DirectMigration {
     /// The value of one member of a made dictionary: where it is in the text (a made value's
-    /// ``StreamingJSONDecoder/ValueRef`` fields, as a member holds them).
+    /// ``DirectJSONDecoder/ValueRef`` fields, as a member holds them).
     struct MadeValue {
         var value: UInt32
         var ordinal: Int32
@@ -51,7 +51,7 @@ final class StreamingMigration {
     let version: Int
     /// The upgraded object (`objects[0]`) and the dictionaries rules made in it.
     let objects: [[Slot]]
-    /// Where the session's ``StreamingDecodingSession/madeLayouts`` hold `objects[1...]`.
+    /// Where the session's ``DirectDecodingSession/madeLayouts`` hold `objects[1...]`.
     let madeLayoutBase: Int
     /// How deep the made dictionaries nest below the object (0 without any).
     let madeDepth: Int
@@ -126,7 +126,7 @@ final class StreamingMigration {
     }
 
     /// Whether `object` has exactly the archived keys this upgrade was laid out for.
-    func matches(_ object: StreamingObject) -> Bool {
+    func matches(_ object: DirectObject) -> Bool {
         let count = archivedLengths.count
         guard object.state.pointee.count == count else { return false }
         let base = object.state.pointee.keys
@@ -146,20 +146,20 @@ final class StreamingMigration {
     }
 }
 
-extension StreamingDecodingSession {
+extension DirectDecodingSession {
     /// `archived`, an object of `typeName` at `version` that needs upgrading, upgraded: its
     /// members moved where the chain's rules put them, with the values the rules add. Ends the
     /// run when the chain does more than move keys or a rule fails (the migration pass then
     /// upgrades or reports).
-    func upgraded(_ archived: StreamingObject, typeName: String, version: Int?, depth: Int) throws
-        -> StreamingObject
+    func upgraded(_ archived: DirectObject, typeName: String, version: Int?, depth: Int) throws
+        -> DirectObject
     {
         let migration = try self.migration(for: archived, typeName: typeName, version: version)
         // The dictionaries it makes must nest within the pass's depth limit, read or not.
         guard depth &+ migration.madeDepth < options.limits.maxDepth else { throw unsupported() }
         for index in migration.dropped {
             let member = archived.member(at: index)
-            try readDropped(StreamingJSONDecoder.ValueRef(offset: Int(member.value), ordinal: Int(member.ordinal)))
+            try readDropped(DirectJSONDecoder.ValueRef(offset: Int(member.value), ordinal: Int(member.ordinal)))
         }
         let slots = migration.objects[0]
         let object = makeObject(capacity: slots.count, keys: migration.keys)
@@ -175,7 +175,7 @@ extension StreamingDecodingSession {
 
     /// Reads what an upgrade drops as the reader would: no model reads it and the migration pass
     /// never walks into it, but the reader rejects a repeated key or bad markup anywhere.
-    private func readDropped(_ value: StreamingJSONDecoder.ValueRef) throws {
+    private func readDropped(_ value: DirectJSONDecoder.ValueRef) throws {
         if value.isMade {
             guard value.isMadeDictionary else { return }
             try readMembers(of: madeDictionary(value))
@@ -190,22 +190,22 @@ extension StreamingDecodingSession {
         }
     }
 
-    private func readMembers(of object: StreamingObject) throws {
+    private func readMembers(of object: DirectObject) throws {
         for index in 0..<object.state.pointee.count {
             let member = object.member(at: index)
-            try readDropped(StreamingJSONDecoder.ValueRef(offset: Int(member.value), ordinal: Int(member.ordinal)))
+            try readDropped(DirectJSONDecoder.ValueRef(offset: Int(member.value), ordinal: Int(member.ordinal)))
         }
     }
 
     /// The members of the dictionary an upgrade made, `value`.
-    func madeDictionary(_ value: StreamingJSONDecoder.ValueRef) -> StreamingObject {
+    func madeDictionary(_ value: DirectJSONDecoder.ValueRef) -> DirectObject {
         let layout = madeLayouts[value.offset]
-        let object = StreamingObject.make(capacity: layout.slots.count, keys: layout.keys)
+        let object = DirectObject.make(capacity: layout.slots.count, keys: layout.keys)
         var index = value.madeIndex
         for slot in layout.slots {
             let made = madeValues[index]
             object.append(
-                StreamingObject.Member(
+                DirectObject.Member(
                     keyStart: slot.keyStart, keyLength: slot.keyLength, value: made.value, ordinal: made.ordinal))
             index &+= 1
         }
@@ -213,7 +213,7 @@ extension StreamingDecodingSession {
     }
 
     /// The value an upgrade added, `value`; `nil` when `value` is a made dictionary.
-    func madeConstant(_ value: StreamingJSONDecoder.ValueRef) -> ArchiveValue? {
+    func madeConstant(_ value: DirectJSONDecoder.ValueRef) -> ArchiveValue? {
         // Spelled out: `ArchiveValue` is `ExpressibleByNilLiteral`, so a bare `nil` in a
         // conditional expression becomes `.null`.
         if value.isMadeDictionary { return Optional<ArchiveValue>.none }
@@ -221,8 +221,8 @@ extension StreamingDecodingSession {
     }
 
     /// The upgrade for objects like `archived`: one laid out before, or a new one.
-    private func migration(for archived: StreamingObject, typeName: String, version: Int?) throws
-        -> StreamingMigration
+    private func migration(for archived: DirectObject, typeName: String, version: Int?) throws
+        -> DirectMigration
     {
         for migration in recentMigrations
         where migration.archivedVersion == version && migration.archivedName == typeName
@@ -230,10 +230,10 @@ extension StreamingDecodingSession {
         {
             return migration
         }
-        guard migrations.count < StreamingMigration.maximumCount else { throw unsupported() }
+        guard migrations.count < DirectMigration.maximumCount else { throw unsupported() }
         let keys = archived.keys
         guard let upgrade = catalog.keyMovingUpgrade(typeName: typeName, version: version, keys: keys),
-            let migration = StreamingMigration(
+            let migration = DirectMigration(
                 upgrade, archivedName: typeName, archivedVersion: version, archivedKeys: keys,
                 constants: &constants, madeLayouts: &madeLayouts)
         else { throw unsupported() }
@@ -243,23 +243,23 @@ extension StreamingDecodingSession {
         return migration
     }
 
-    private func member(_ slot: StreamingMigration.Slot, of archived: StreamingObject, migration: StreamingMigration)
-        throws -> StreamingObject.Member
+    private func member(_ slot: DirectMigration.Slot, of archived: DirectObject, migration: DirectMigration)
+        throws -> DirectObject.Member
     {
-        let value: StreamingJSONDecoder.ValueRef
+        let value: DirectJSONDecoder.ValueRef
         switch slot.source {
         case .field(let index):
             let member = archived.member(at: index)
-            return StreamingObject.Member(
+            return DirectObject.Member(
                 keyStart: slot.keyStart, keyLength: slot.keyLength, value: member.value, ordinal: member.ordinal)
         case .constant(let index):
-            guard index < StreamingJSONDecoder.ValueRef.madeLimit else { throw unsupported() }
+            guard index < DirectJSONDecoder.ValueRef.madeLimit else { throw unsupported() }
             value = .constant(index)
         case .dictionary(let object):
             let first = try makeDictionary(migration.objects[object], of: archived, migration: migration)
             value = .dictionary(layout: migration.madeLayoutBase &+ object &- 1, first: first)
         }
-        return StreamingObject.Member(
+        return DirectObject.Member(
             keyStart: slot.keyStart, keyLength: slot.keyLength, value: UInt32(truncatingIfNeeded: value.offset),
             ordinal: Int32(truncatingIfNeeded: value.ordinal))
     }
@@ -267,23 +267,23 @@ extension StreamingDecodingSession {
     /// Records the values of a dictionary a rule made, with `slots`; returns where the first is
     /// in ``madeValues``.
     private func makeDictionary(
-        _ slots: [StreamingMigration.Slot], of archived: StreamingObject, migration: StreamingMigration
+        _ slots: [DirectMigration.Slot], of archived: DirectObject, migration: DirectMigration
     ) throws -> Int {
         let first = madeValues.count
-        guard first < StreamingJSONDecoder.ValueRef.madeLimit else { throw unsupported() }
-        for _ in slots { madeValues.append(StreamingMigration.MadeValue(value: 0, ordinal: -1)) }
+        guard first < DirectJSONDecoder.ValueRef.madeLimit else { throw unsupported() }
+        for _ in slots { madeValues.append(DirectMigration.MadeValue(value: 0, ordinal: -1)) }
         for (index, slot) in slots.enumerated() {
             let member = try member(slot, of: archived, migration: migration)
             // Out of memory, the buffer holds nothing: write only into what is there.
             guard !madeValues.failed else { throw unsupported() }
-            madeValues[first &+ index] = StreamingMigration.MadeValue(value: member.value, ordinal: member.ordinal)
+            madeValues[first &+ index] = DirectMigration.MadeValue(value: member.value, ordinal: member.ordinal)
         }
         guard !madeValues.failed else { throw unsupported() }
         return first
     }
 }
 
-extension StreamingJSONDecoder.ValueRef {
+extension DirectJSONDecoder.ValueRef {
     /// The most values of each kind an upgrade makes in one run (they must fit a member's
     /// 32-bit ordinal).
     static let madeLimit = 1 << 29

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The numeric conversions both decoders apply (``TreeDecoder`` to tree nodes,
-/// ``StreamingJSONDecoder`` to the numbers it reads): exact or not at all.
+/// ``DirectJSONDecoder`` to the numbers it reads): exact or not at all.
 extension ArchiveValue {
     /// The integer a number node holds exactly as an `I` (an integral double included), or `nil`.
     @inline(__always)

@@ -3,8 +3,8 @@ import Testing
 
 @testable import ModelVersioning
 
-// Old JSON archives whose chains only move keys are upgraded while the streaming decoder reads
-// them (StreamingMigration): the values must be the migration pass's, and whatever moving keys
+// Old JSON archives whose chains only move keys are upgraded while the direct decoder reads
+// them (DirectMigration): the values must be the migration pass's, and whatever moving keys
 // cannot do must go to the pass, with its value or error. The layouts a catalog makes for such
 // chains are tested on their own in MigrationRulesTests (KeyMovingLayoutTests).
 
@@ -84,8 +84,8 @@ private struct MovTree: VersionedModel, Equatable {
     static let migrationSteps = [MigrationStep(from: 1, to: 2, rules: [.nest(["kids"], into: "box")])]
 }
 
-@Suite("Streaming migration (chains that only move keys)")
-struct StreamingMigrationTests {
+@Suite("Direct migration (chains that only move keys)")
+struct DirectMigrationTests {
     let registry = try! ModelRegistry([
         MovShape.self, MovBoard.self, MovMisread.self, MovConverted.self, MovTree.self,
     ])
@@ -98,7 +98,7 @@ struct StreamingMigrationTests {
     }
 
     private func streamed<T: Decodable>(_ type: T.Type, _ data: Data) -> T? {
-        StreamingJSONDecoder.decode(T.self, from: data, with: decoder)
+        DirectJSONDecoder.decode(T.self, from: data, with: decoder)
     }
 
     /// A v1 shape's JSON; `legacy` is dropped by the chain.
@@ -203,11 +203,11 @@ struct StreamingMigrationTests {
             return json(
                 #"{"$type":"MovBoard","$version":2,"owner":"o","shapes":["# + shapes.joined(separator: ",") + "]}")
         }
-        let few = board(StreamingMigration.maximumCount)
+        let few = board(DirectMigration.maximumCount)
         #expect(streamed(MovBoard.self, few) == (try throughTree(MovBoard.self, few)))
-        let many = board(StreamingMigration.maximumCount + 1)
+        let many = board(DirectMigration.maximumCount + 1)
         #expect(streamed(MovBoard.self, many) == nil)
-        #expect(try decoder.decode(MovBoard.self, from: many).shapes.count == StreamingMigration.maximumCount + 1)
+        #expect(try decoder.decode(MovBoard.self, from: many).shapes.count == DirectMigration.maximumCount + 1)
     }
 
     @Test("upgrades that nest values deeper than the depth limit go to the pass, with its error")
@@ -228,18 +228,18 @@ struct StreamingMigrationTests {
         // Objects at depths 0, 3, 6, 9 and 12 once upgraded (0, 2, 4, 6, 8 in the text): within
         // the limit.
         let fits = tree(levels: 5)
-        let value = try #require(StreamingJSONDecoder.decode(MovTree.self, from: fits, with: decoder))
+        let value = try #require(DirectJSONDecoder.decode(MovTree.self, from: fits, with: decoder))
         #expect(value == (try decoder.decode(MovTree.self, fromTree: try ArchiveFormat.read(fits).0)))
         #expect(value.box?.kids[0].box?.kids[0].box?.kids[0].box?.kids[0].value == 4)
         // One more level is at depth 15 once upgraded, 10 in the text: the pass's limit error.
         let deep = tree(levels: 6)
-        #expect(StreamingJSONDecoder.decode(MovTree.self, from: deep, with: decoder) == nil)
+        #expect(DirectJSONDecoder.decode(MovTree.self, from: deep, with: decoder) == nil)
         let error = try #require(throws: ArchiveError.self) { try decoder.decode(MovTree.self, from: deep) }
         #expect(error.code == .limitExceeded)
         // The same with a current leaf of scalars: it needs no upgrade, but its parents' upgrades
         // move it down to depth 15.
         let moved = tree(levels: 6, currentLeaf: true)
-        #expect(StreamingJSONDecoder.decode(MovTree.self, from: moved, with: decoder) == nil)
+        #expect(DirectJSONDecoder.decode(MovTree.self, from: moved, with: decoder) == nil)
         let movedError = try #require(throws: ArchiveError.self) { try decoder.decode(MovTree.self, from: moved) }
         #expect(movedError.code == .limitExceeded)
     }

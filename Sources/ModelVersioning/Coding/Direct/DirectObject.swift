@@ -1,15 +1,15 @@
 import Foundation
 
-/// The fields of one JSON object, read once by ``StreamingDecodingSession/readObject(_:depth:)``:
+/// The fields of one JSON object, read once by ``DirectDecodingSession/readObject(_:depth:)``:
 /// where each key and value is, in the text's order, with the object's type name and version.
 /// The header also carries what a keyed container over it applies (decoder, model, allow list,
 /// depth), set when the container is made, so that the container is one reference.
 ///
 /// The header is reached through pointers only (a stored property of a class would be checked
 /// for exclusive access on every use); only the run's thread touches it.
-final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObject.Member> {
+final class DirectObject: ManagedBuffer<DirectObject.Header, DirectObject.Member> {
     struct Header {
-        /// Where the keys' bytes are: the text, or a ``StreamingMigration``'s upgraded keys.
+        /// Where the keys' bytes are: the text, or a ``DirectMigration``'s upgraded keys.
         var keys: UnsafePointer<UInt8>
         /// How many members there is room for (`ManagedBuffer.capacity` may ask the allocator).
         let capacity: Int
@@ -20,11 +20,11 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
         var startsMarkup = false
         /// Where the last look-up hit, so that the next starts there.
         var hint = 0
-        /// Set for the keyed container (``StreamingObject/attach(to:model:allowed:depth:)``),
+        /// Set for the keyed container (``DirectObject/attach(to:model:allowed:depth:)``),
         /// retained by hand so that the container reaches it without a retain per call. The
         /// decoder never holds an object it is set in past the value's decode (frames drop it,
         /// and spare objects are emptied), so this makes no lasting cycle.
-        var decoder: Unmanaged<StreamingJSONDecoder>?
+        var decoder: Unmanaged<DirectJSONDecoder>?
         var model: ModelInfo?
         var allowed: Set<String>?
         var depth = 0
@@ -38,9 +38,9 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
     }
 
     /// An empty object with room for `capacity` members whose keys are at `keys`.
-    static func make(capacity: Int, keys: UnsafePointer<UInt8>) -> StreamingObject {
+    static func make(capacity: Int, keys: UnsafePointer<UInt8>) -> DirectObject {
         unsafeDowncast(
-            create(minimumCapacity: capacity) { _ in Header(keys: keys, capacity: capacity) }, to: StreamingObject.self)
+            create(minimumCapacity: capacity) { _ in Header(keys: keys, capacity: capacity) }, to: DirectObject.self)
     }
 
     /// Empties the object for another use with keys at `keys` (the caller holds the only
@@ -65,7 +65,7 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
     /// in place of any held before), model, allow list and depth.
     @inline(__always)
     func attach(
-        to decoder: StreamingJSONDecoder, model: consuming ModelInfo?, allowed: consuming Set<String>?, depth: Int
+        to decoder: DirectJSONDecoder, model: consuming ModelInfo?, allowed: consuming Set<String>?, depth: Int
     ) {
         let state = self.state
         let retained = Unmanaged.passRetained(decoder)
@@ -80,7 +80,7 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
     var version: Int? { state.pointee.version }
 
     @inline(__always)
-    func append(keyStart: Int, keyLength: Int, value: StreamingJSONDecoder.ValueRef) {
+    func append(keyStart: Int, keyLength: Int, value: DirectJSONDecoder.ValueRef) {
         withUnsafeMutablePointers { header, members in
             (members + header.pointee.count).initialize(
                 to: Member(
@@ -107,7 +107,7 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
     /// The value under `name`, starting where the previous look-up ended (keys read in archived
     /// order cost one comparison each).
     @inline(__always)
-    func find(_ name: String) -> StreamingJSONDecoder.ValueRef? {
+    func find(_ name: String) -> DirectJSONDecoder.ValueRef? {
         // The key's bytes where they are (no copy of the string, so no retain); a string that
         // has no contiguous UTF-8 (bridged) is made contiguous first.
         if let found = name.utf8.withContiguousStorageIfAvailable({ find(utf8: $0) }) { return found }
@@ -116,8 +116,8 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
     }
 
     @inline(__always)
-    private func find(utf8 key: UnsafeBufferPointer<UInt8>) -> StreamingJSONDecoder.ValueRef? {
-        withUnsafeMutablePointers { header, members -> StreamingJSONDecoder.ValueRef? in
+    private func find(utf8 key: UnsafeBufferPointer<UInt8>) -> DirectJSONDecoder.ValueRef? {
+        withUnsafeMutablePointers { header, members -> DirectJSONDecoder.ValueRef? in
             let count = header.pointee.count
             guard count > 0 else { return nil }
             let length = key.count
@@ -129,7 +129,7 @@ final class StreamingObject: ManagedBuffer<StreamingObject.Header, StreamingObje
                     && JSONText.equal(keys + Int(member.keyStart), key.baseAddress, length: length)
                 {
                     header.pointee.hint = index &+ 1
-                    return StreamingJSONDecoder.ValueRef(offset: Int(member.value), ordinal: Int(member.ordinal))
+                    return DirectJSONDecoder.ValueRef(offset: Int(member.value), ordinal: Int(member.ordinal))
                 }
                 index &+= 1
                 if index == count { index = 0 }

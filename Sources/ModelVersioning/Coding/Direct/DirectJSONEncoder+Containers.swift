@@ -1,15 +1,15 @@
 import Foundation
 
-/// The keyed container of ``StreamingJSONEncoder``: writes each entry as it comes, applying
+/// The keyed container of ``DirectJSONEncoder``: writes each entry as it comes, applying
 /// the model's encoding behaviours as ``TreeKeyedEncodingContainer`` does (excluded keys are
-/// skipped; a conditional reference ends the streaming run).
-struct StreamingKeyedEncodingContainer<Key: CodingKey>: MadeKeyedEncodingContainer {
-    let encoder: StreamingJSONEncoder
-    /// The frame it writes into (see ``StreamingJSONEncoder``).
+/// skipped; a conditional reference ends the direct run).
+struct DirectKeyedEncodingContainer<Key: CodingKey>: MadeKeyedEncodingContainer {
+    let encoder: DirectJSONEncoder
+    /// The frame it writes into (see ``DirectJSONEncoder``).
     let serial: Int
     let model: ModelInfo?
 
-    init(parts: consuming (encoder: StreamingJSONEncoder, serial: Int, model: ModelInfo?)) {
+    init(parts: consuming (encoder: DirectJSONEncoder, serial: Int, model: ModelInfo?)) {
         (encoder, serial, model) = parts
     }
 
@@ -88,7 +88,7 @@ struct StreamingKeyedEncodingContainer<Key: CodingKey>: MadeKeyedEncodingContain
         if T.self == UnknownFields.self {
             // Archived keys and versions to write back: the tree encoder merges them in.
             guard let extras = value as? UnknownFields, extras.isEmpty, extras.archivedVersion == nil else {
-                throw StreamingJSONEncoder.Unsupported()
+                throw DirectJSONEncoder.Unsupported()
             }
             return
         }
@@ -96,7 +96,7 @@ struct StreamingKeyedEncodingContainer<Key: CodingKey>: MadeKeyedEncodingContain
         if let model, !model.behaviors.isEmpty {
             switch model.behavior(forKey: name) {
             case .excluded: return
-            case .conditional: throw StreamingJSONEncoder.Unsupported()
+            case .conditional: throw DirectJSONEncoder.Unsupported()
             case .unconditional: break
             }
         }
@@ -107,7 +107,7 @@ struct StreamingKeyedEncodingContainer<Key: CodingKey>: MadeKeyedEncodingContain
     }
 
     mutating func encodeConditional<T: AnyObject & Encodable>(_ object: T, forKey key: Key) throws {
-        throw StreamingJSONEncoder.Unsupported()
+        throw DirectJSONEncoder.Unsupported()
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
@@ -115,13 +115,13 @@ struct StreamingKeyedEncodingContainer<Key: CodingKey>: MadeKeyedEncodingContain
     {
         encoder.markUnsupported()
         return KeyedEncodingContainer(
-            StreamingKeyedEncodingContainer<NestedKey>(
-                parts: (encoder: encoder, serial: StreamingJSONEncoder.noContainer, model: nil)))
+            DirectKeyedEncodingContainer<NestedKey>(
+                parts: (encoder: encoder, serial: DirectJSONEncoder.noContainer, model: nil)))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         encoder.markUnsupported()
-        return StreamingUnkeyedEncodingContainer(encoder: encoder, serial: StreamingJSONEncoder.noContainer)
+        return DirectUnkeyedEncodingContainer(encoder: encoder, serial: DirectJSONEncoder.noContainer)
     }
 
     mutating func superEncoder() -> any Encoder {
@@ -142,10 +142,10 @@ struct StreamingKeyedEncodingContainer<Key: CodingKey>: MadeKeyedEncodingContain
     }
 }
 
-/// The unkeyed container of ``StreamingJSONEncoder``.
-struct StreamingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
-    let encoder: StreamingJSONEncoder
-    /// The frame it writes into (see ``StreamingJSONEncoder``).
+/// The unkeyed container of ``DirectJSONEncoder``.
+struct DirectUnkeyedEncodingContainer: UnkeyedEncodingContainer {
+    let encoder: DirectJSONEncoder
+    /// The frame it writes into (see ``DirectJSONEncoder``).
     let serial: Int
 
     var codingPath: [any CodingKey] { encoder.codingPath }
@@ -233,7 +233,7 @@ struct StreamingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     }
 
     mutating func encodeConditional<T: AnyObject & Encodable>(_ object: T) throws {
-        throw StreamingJSONEncoder.Unsupported()
+        throw DirectJSONEncoder.Unsupported()
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
@@ -241,13 +241,13 @@ struct StreamingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     {
         encoder.markUnsupported()
         return KeyedEncodingContainer(
-            StreamingKeyedEncodingContainer<NestedKey>(
-                parts: (encoder: encoder, serial: StreamingJSONEncoder.noContainer, model: nil)))
+            DirectKeyedEncodingContainer<NestedKey>(
+                parts: (encoder: encoder, serial: DirectJSONEncoder.noContainer, model: nil)))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         encoder.markUnsupported()
-        return StreamingUnkeyedEncodingContainer(encoder: encoder, serial: StreamingJSONEncoder.noContainer)
+        return DirectUnkeyedEncodingContainer(encoder: encoder, serial: DirectJSONEncoder.noContainer)
     }
 
     mutating func superEncoder() -> any Encoder {
@@ -258,10 +258,10 @@ struct StreamingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     }
 }
 
-/// The single-value container of ``StreamingJSONEncoder``: writes the value in place of the
+/// The single-value container of ``DirectJSONEncoder``: writes the value in place of the
 /// running value, once.
-struct StreamingSingleValueEncodingContainer: SingleValueEncodingContainer {
-    let encoder: StreamingJSONEncoder
+struct DirectSingleValueEncodingContainer: SingleValueEncodingContainer {
+    let encoder: DirectJSONEncoder
     /// The serial of the level it writes.
     let level: Int
 
@@ -349,16 +349,16 @@ struct StreamingSingleValueEncodingContainer: SingleValueEncodingContainer {
 }
 
 /// The `Encoder` a running value's `encode(to:)` gets, and a super encoder's value: the
-/// streaming encoder, for as long as its level is the innermost one. Reused for the next value
+/// direct encoder, for as long as its level is the innermost one. Reused for the next value
 /// at the same depth when nothing else holds it.
-final class StreamingLevelEncoder: Encoder {
+final class DirectLevelEncoder: Encoder {
     /// Strong: a level encoder kept after the run keeps the (finished) run alive, harmlessly;
     /// the run lets go of its own level encoders when it ends.
-    let encoder: StreamingJSONEncoder
+    let encoder: DirectJSONEncoder
     /// The serial of its level.
     var level: Int
 
-    init(encoder: StreamingJSONEncoder, level: Int) {
+    init(encoder: DirectJSONEncoder, level: Int) {
         self.encoder = encoder
         self.level = level
     }
@@ -379,6 +379,6 @@ final class StreamingLevelEncoder: Encoder {
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
         _ = encoder.prepareRequest(from: level)
-        return StreamingSingleValueEncodingContainer(encoder: encoder, level: level)
+        return DirectSingleValueEncodingContainer(encoder: encoder, level: level)
     }
 }

@@ -16,7 +16,7 @@ import Foundation
 /// and Booleans, with the tree decoder's rules (allow lists, excluded keys, exact numeric
 /// conversions, depth limit). Objects whose chains only move keys (rename, add a scalar
 /// default, remove, nest into a new container, rename the type) are upgraded as they are read
-/// (``StreamingMigration``), so the first launch after such a model change reads the old
+/// (``DirectMigration``), so the first launch after such a model change reads the old
 /// archive this way too. Anything else ends the run (``Unsupported``) and the tree decoder
 /// decodes the archive instead: an object that needs any other migration (or a document chain
 /// to run), a rule that fails, identities and references, polymorphic values and subclasses,
@@ -29,7 +29,7 @@ import Foundation
 ///
 /// One instance serves a run, as ``TreeDecoder`` does: ``frames`` holds the values whose
 /// `init(from:)` is running, with their keys for the coding path.
-final class StreamingJSONDecoder: Decoder {
+final class DirectJSONDecoder: Decoder {
     /// Ends a run that the tree decoder must do. A model sees it only by using a decoder or
     /// container it kept after the run.
     struct Unsupported: Error, CustomStringConvertible {
@@ -50,17 +50,17 @@ final class StreamingJSONDecoder: Decoder {
         var key: TreeDecoder.PathKey?
         var value: ValueRef
         /// The members of the value when it is an object, once read.
-        var object: StreamingObject?
+        var object: DirectObject?
         var model: ModelInfo?
         var allowed: Set<String>?
     }
 
-    let session: StreamingDecodingSession
+    let session: DirectDecodingSession
     /// The levels, outermost first (never empty). A stack of its own: pushing and popping check
     /// no uniqueness, and the top is changed in place.
     @exclusivity(unchecked) private var frames = MoveStack<Frame>(initialCapacity: 16)
 
-    init(session: StreamingDecodingSession, value: ValueRef, keys: [TreeDecoder.PathKey] = []) {
+    init(session: DirectDecodingSession, value: ValueRef, keys: [TreeDecoder.PathKey] = []) {
         self.session = session
         frames.append(Frame(key: nil, value: value, object: nil, model: nil, allowed: nil))
         for key in keys {
@@ -81,17 +81,17 @@ final class StreamingJSONDecoder: Decoder {
                     base, count: raw.count, limits: decoder.options.limits,
                     stopsAt: needsMigrationPass(decoder.registry.catalog))
             else { return nil }
-            let session = StreamingDecodingSession(text: text, structure: structure, decoder: decoder)
+            let session = DirectDecodingSession(text: text, structure: structure, decoder: decoder)
             do {
                 guard let root = try session.rootValue() else { return nil }
-                let streaming = StreamingJSONDecoder(session: session, value: root)
+                let direct = DirectJSONDecoder(session: session, value: root)
                 defer {
                     // The root frame holds the root object, which holds the decoder; and the
                     // bytes are gone after this call.
-                    streaming.releaseObjects()
+                    direct.releaseObjects()
                     session.isOpen = false
                 }
-                let value = try streaming.unbox(root, as: T.self)
+                let value = try direct.unbox(root, as: T.self)
                 guard !session.failed, session.allContainersRead else { return nil }
                 return value
             } catch {
@@ -102,7 +102,7 @@ final class StreamingJSONDecoder: Decoder {
 
     /// Whether an object needs the migration pass, on the bytes of its type name, as the
     /// structural pass asks it: it needs upgrading (``MigrationCatalog/needsUpgrade(typeName:version:)``),
-    /// and by more than moving keys (those are upgraded as they are read, ``StreamingMigration``).
+    /// and by more than moving keys (those are upgraded as they are read, ``DirectMigration``).
     private static func needsMigrationPass(_ catalog: MigrationCatalog) -> JSONStructure.ObjectCheck? {
         guard !catalog.isEmpty else { return nil }
         let check = UpgradeCheck(catalog: catalog)
@@ -203,7 +203,7 @@ final class StreamingJSONDecoder: Decoder {
         let object = try currentObject()
         object.attach(to: self, model: current.model, allowed: current.allowed, depth: depth)
         return session.keyedContainerMakers.maker(keyedBy: Key.self) {
-            KeyedDecodingContainerMaker(StreamingKeyedDecodingContainer<Key>.self)
+            KeyedDecodingContainerMaker(DirectKeyedDecodingContainer<Key>.self)
         }.container(consume object)
     }
 
@@ -215,16 +215,16 @@ final class StreamingJSONDecoder: Decoder {
             throw unsupported()
         }
         session.markRead(value.ordinal)
-        return StreamingUnkeyedDecodingContainer(decoder: self, array: value, allowed: current.allowed, depth: depth)
+        return DirectUnkeyedDecodingContainer(decoder: self, array: value, allowed: current.allowed, depth: depth)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        StreamingSingleValueDecodingContainer(
+        DirectSingleValueDecodingContainer(
             decoder: self, value: current.value, allowed: current.allowed, depth: depth)
     }
 
     /// The members of the current value, which must be an object.
-    private func currentObject() throws -> StreamingObject {
+    private func currentObject() throws -> DirectObject {
         if let object = current.object { return object }
         let value = current.value
         // Upgrades can nest values deeper than the text does: the migration pass's limit.
@@ -241,11 +241,11 @@ final class StreamingJSONDecoder: Decoder {
 
     /// A separate decoder for a value one level down (nested containers outlive the current
     /// decode, so they cannot share this decoder's stack).
-    func nestedDecoder(value: ValueRef, key: TreeDecoder.PathKey, depth: Int) throws -> StreamingJSONDecoder {
+    func nestedDecoder(value: ValueRef, key: TreeDecoder.PathKey, depth: Int) throws -> DirectJSONDecoder {
         var path = Array(keys.prefix(depth))
         path.append(key)
         guard path.count <= session.options.limits.maxDepth else { throw unsupported() }
-        let nested = StreamingJSONDecoder(session: session, value: value, keys: path)
+        let nested = DirectJSONDecoder(session: session, value: value, keys: path)
         nested.current.allowed = current.allowed
         return nested
     }
@@ -337,7 +337,7 @@ final class StreamingJSONDecoder: Decoder {
 
     /// An object: decoded when it is exactly the declared model type, archived at its current
     /// version (or at none, as the tree decoder accepts), with no identity.
-    private func decodeModel<T: Decodable>(_ object: StreamingObject, typeName: String, as type: T.Type) throws -> T {
+    private func decodeModel<T: Decodable>(_ object: DirectObject, typeName: String, as type: T.Type) throws -> T {
         guard let info = session.infos.info(for: T.self), info.typeName == typeName else { throw unsupported() }
         if let version = object.version, version != info.version { throw unsupported() }
         if let allowed = current.allowed {
@@ -483,7 +483,7 @@ final class StreamingJSONDecoder: Decoder {
 
 extension Array where Element: Decodable {
     static func decodeElements(
-        of array: StreamingJSONDecoder.ValueRef, with decoder: StreamingJSONDecoder, allowed: Set<String>?
+        of array: DirectJSONDecoder.ValueRef, with decoder: DirectJSONDecoder, allowed: Set<String>?
     ) throws -> [Element] {
         var result: [Element] = []
         var elements = decoder.session.elements(of: array)

@@ -1,6 +1,6 @@
 import Foundation
 
-extension StreamingJSONEncoder {
+extension DirectJSONEncoder {
     /// A key sequence, all keys distinct, and the bytes each key was written as (`"key":`, with
     /// the run's escaping and spacing), in memory of its own so that frames read it through
     /// plain pointers (no reference counting per key).

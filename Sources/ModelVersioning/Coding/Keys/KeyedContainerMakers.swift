@@ -18,7 +18,7 @@ import Foundation
 ///
 /// ```swift
 /// let maker = makers.maker(keyedBy: Key.self) {
-///     KeyedDecodingContainerMaker(StreamingKeyedDecodingContainer<Key>.self)
+///     KeyedDecodingContainerMaker(DirectKeyedDecodingContainer<Key>.self)
 /// }
 /// return maker.container(consume object)
 /// ```

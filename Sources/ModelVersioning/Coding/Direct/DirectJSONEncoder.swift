@@ -23,11 +23,11 @@ import Foundation
 ///
 /// One instance serves a run: ``levels`` holds the values whose `encode(to:)` is running (their
 /// keys are the coding path), ``frames`` the JSON arrays and objects still open. Each running
-/// value gets a ``StreamingLevelEncoder`` naming its level, and each container the serial of
+/// value gets a ``DirectLevelEncoder`` naming its level, and each container the serial of
 /// the frame it writes into: they work only while their level or frame is the innermost one, so
 /// an encoder or container kept past its value's `encode(to:)` ends the run instead of writing
 /// somewhere else.
-final class StreamingJSONEncoder {
+final class DirectJSONEncoder {
     /// Ends a run that the tree encoder must do.
     struct Unsupported: Error {}
 
@@ -89,7 +89,7 @@ final class StreamingJSONEncoder {
     @exclusivity(unchecked) private var writtenObjects: Set<ObjectIdentifier> = []
     @exclusivity(unchecked) private var heldObjects: [AnyObject] = []
     /// The encoder last handed to a running value at each depth (see `levelEncoder(for:)`).
-    @exclusivity(unchecked) private var levelEncoders: [StreamingLevelEncoder] = []
+    @exclusivity(unchecked) private var levelEncoders: [DirectLevelEncoder] = []
     /// The makers of the keyed containers, by key type.
     @exclusivity(unchecked) private var keyedContainerMakers = KeyedContainerMakers()
     private var nextSerial = 0
@@ -109,7 +109,7 @@ final class StreamingJSONEncoder {
         let options = archiveEncoder.writingOptions
         let session = EncodingSession(
             registry: archiveEncoder.registry, limits: options.limits, userInfo: archiveEncoder.userInfo)
-        let encoder = StreamingJSONEncoder(session: session, options: options)
+        let encoder = DirectJSONEncoder(session: session, options: options)
         // The level encoders refer back to the run.
         defer { encoder.levelEncoders = [] }
         do {
@@ -157,18 +157,18 @@ final class StreamingJSONEncoder {
 
     /// The encoder for the running value at `level`: the one last used at this depth when
     /// nothing else holds it, else a new one.
-    private func levelEncoder(for level: Int) -> StreamingLevelEncoder {
+    private func levelEncoder(for level: Int) -> DirectLevelEncoder {
         let depth = levels.count
         if depth < levelEncoders.count {
             if isKnownUniquelyReferenced(&levelEncoders[depth]) {
                 levelEncoders[depth].level = level
             } else {
-                levelEncoders[depth] = StreamingLevelEncoder(encoder: self, level: level)
+                levelEncoders[depth] = DirectLevelEncoder(encoder: self, level: level)
             }
             return levelEncoders[depth]
         }
-        let encoder = StreamingLevelEncoder(encoder: self, level: level)
-        while levelEncoders.count < depth { levelEncoders.append(StreamingLevelEncoder(encoder: self, level: -1)) }
+        let encoder = DirectLevelEncoder(encoder: self, level: level)
+        while levelEncoders.count < depth { levelEncoders.append(DirectLevelEncoder(encoder: self, level: -1)) }
         levelEncoders.append(encoder)
         return encoder
     }
@@ -196,13 +196,13 @@ final class StreamingJSONEncoder {
         let serial = openContainer(isArray: false, keyType: ObjectIdentifier(Key.self))
         let model = levels.count > 0 ? levels.lastAddress.pointee.model : nil
         return keyedContainerMakers.maker(keyedBy: Key.self) {
-            KeyedEncodingContainerMaker(StreamingKeyedEncodingContainer<Key>.self)
+            KeyedEncodingContainerMaker(DirectKeyedEncodingContainer<Key>.self)
         }.container((encoder: self, serial: serial, model: model))
     }
 
     /// The unkeyed container of the innermost level.
     func innermostUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        StreamingUnkeyedEncodingContainer(encoder: self, serial: openContainer(isArray: true, keyType: nil))
+        DirectUnkeyedEncodingContainer(encoder: self, serial: openContainer(isArray: true, keyType: nil))
     }
 
     // MARK: Values
@@ -363,7 +363,7 @@ final class StreamingJSONEncoder {
     }
 
     private func writeArray<Element>(
-        _ elements: [Element], _ write: (StreamingJSONEncoder, Element) throws -> Void
+        _ elements: [Element], _ write: (DirectJSONEncoder, Element) throws -> Void
     ) throws {
         let serial = try openFrame(isArray: true, keyType: nil)
         for element in elements {
@@ -563,7 +563,7 @@ final class StreamingJSONEncoder {
         }
         let level = takeSerial()
         levels.append(Level(serial: level, key: key, model: nil, container: Self.noContainer, isDetached: true))
-        return StreamingLevelEncoder(encoder: self, level: level)
+        return DirectLevelEncoder(encoder: self, level: level)
     }
 
     /// Marks the run failed, for methods that cannot throw.
@@ -574,6 +574,6 @@ final class StreamingJSONEncoder {
     /// Marks the run failed and returns an encoder of no level.
     func unsupportedEncoder() -> any Encoder {
         failed = true
-        return StreamingLevelEncoder(encoder: self, level: Self.noContainer)
+        return DirectLevelEncoder(encoder: self, level: Self.noContainer)
     }
 }
