@@ -59,7 +59,8 @@ public struct MigrationPass: Sendable {
     /// - Parameters:
     ///   - tree: The archive tree, as a format reader produced it.
     ///   - document: The document chain to apply; by default the one an envelope names, if the
-    ///     catalog has it (plain trees have no document unless it is named here).
+    ///     catalog has it (plain trees have no document unless it is named here: the decoder and
+    ///     the engine name the catalog's only one for a plain document, ``DocumentChoice``).
     /// An archive newer than the catalog that carries a way down to an older release
     /// (``WayDown``) is first taken down by its carried steps to the versions the catalog knows
     /// (``MigrationReport/wayDownRun``), each object keeping beside it what those versions

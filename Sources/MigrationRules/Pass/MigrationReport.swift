@@ -137,6 +137,9 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
     /// When the archive carried a way down this app needed (``WayDown``): its release and digest,
     /// and what its steps did before the upgrade.
     public var wayDownRun: WayDownRun?
+    /// When the archive was written for an older release too (`readableBy`): the way down
+    /// written into its envelope, replaced or removed.
+    public var writtenWayDown: WrittenWayDown?
     /// How many objects got back what a way down kept for the way back (``WayDown``): values an
     /// older release could not hold.
     public var restoredCount: Int
@@ -173,6 +176,7 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
         self.release = nil
         self.absentObjects = []
         self.wayDownRun = nil
+        self.writtenWayDown = nil
         self.restoredCount = 0
         self.restoredObjects = []
     }
@@ -184,7 +188,8 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the pass edited the tree: the document's version changed, objects were migrated,
     /// a downgrade wrote objects a release did not have as another type or left them out, a
-    /// carried way down ran, or objects got back what a way down kept. Objects left alone (newer
+    /// carried way down ran, objects got back what a way down kept, or a way down was written,
+    /// replaced or removed (``writtenWayDown``). Objects left alone (newer
     /// ones, unknown types) do not count: when this is `false`, the archive's bytes need not be
     /// written again.
     ///
@@ -194,13 +199,14 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
     /// ```
     public var changedTree: Bool {
         document != nil || !counts.isEmpty || !absentObjects.isEmpty || wayDownRun != nil || restoredCount > 0
+            || writtenWayDown != nil
     }
 
     /// Whether the pass changed nothing and left nothing newer alone (type names it did not know
     /// do not count).
     public var isEmpty: Bool {
         document == nil && counts.isEmpty && newer.isEmpty && absentObjects.isEmpty && wayDownRun == nil
-            && restoredCount == 0
+            && restoredCount == 0 && writtenWayDown == nil
     }
 
     /// A readable summary: see ``summary(listing:)``.
@@ -278,6 +284,7 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
                         : ": " + restoredObjects.prefix(maxEntries).map(Self.place).joined(separator: ", ")
                             + (restoredObjects.count > maxEntries ? ", …" : "")))
         }
+        if let writtenWayDown { lines.append(writtenWayDown.summary) }
         if !unknownTypeNames.isEmpty {
             let names = unknownTypeNames.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }
             lines.append("Unknown types, left as they are: " + names.joined(separator: ", "))

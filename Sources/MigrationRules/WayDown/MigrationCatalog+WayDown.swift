@@ -118,9 +118,14 @@ extension MigrationCatalog {
     /// try catalog.writeWayDown(toRelease: "1.1", into: &tree)
     /// ```
     ///
+    /// - Returns: What changed in the envelope (``MigrationReport/WrittenWayDown``); `nil` when
+    ///   it already carried exactly this way down, or none was needed and none was there.
     /// - Throws: What ``wayDown(toRelease:for:)`` throws, and ``ArchiveError/Code/invalidValue``
     ///   when `tree` is not an archive with an envelope (a plain document has nowhere to carry it).
-    public func writeWayDown(toRelease name: String, into tree: inout ArchiveValue) throws {
+    @discardableResult
+    public func writeWayDown(toRelease name: String, into tree: inout ArchiveValue) throws
+        -> MigrationReport.WrittenWayDown?
+    {
         guard ArchiveEnvelope.isEnvelope(tree) else {
             throw ArchiveError(
                 .invalidValue,
@@ -129,6 +134,8 @@ extension MigrationCatalog {
         }
         let wayDown = try self.wayDown(toRelease: name, for: tree)
         let value = try wayDown?.tree
+        let carried = tree[ArchiveEnvelope.wayDownKey]
+        guard carried != value else { return nil }
         _ = tree.modifyKeyedEntries { top in
             if let value {
                 if let index = top.index(forKey: ArchiveEnvelope.wayDownKey) {
@@ -142,6 +149,9 @@ extension MigrationCatalog {
                 top.removeValue(forKey: ArchiveEnvelope.wayDownKey)
             }
         }
+        let release = wayDown?.release ?? releases?.release(matching: name)?.name ?? name
+        return MigrationReport.WrittenWayDown(
+            release: release, change: value == nil ? .removed : carried == nil ? .added : .replaced)
     }
 
     /// The steps of `chain` from `from` down to `to`, newest first, as they run: each step's

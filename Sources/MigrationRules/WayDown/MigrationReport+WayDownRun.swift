@@ -55,3 +55,47 @@ extension MigrationReport {
         }
     }
 }
+
+extension MigrationReport {
+    /// What writing a way down (``MigrationCatalog/writeWayDown(toRelease:into:)``, the
+    /// `readableBy` of an upgrade, a downgrade or the encoder) changed in an archive's envelope:
+    /// the steps an older release needs to open it, added or replaced, or removed because
+    /// nothing in the archive is newer than that release.
+    ///
+    /// ```
+    /// Wrote the way down to release 1.1 into the archive.
+    /// ```
+    public struct WrittenWayDown: Sendable, Hashable {
+        /// How the envelope changed.
+        public enum Change: String, Sendable, Hashable {
+            /// The archive carried no way down and now carries one.
+            case added
+            /// The archive carried another way down (older steps, another release).
+            case replaced
+            /// The archive carried a way down it no longer needs: nothing in it is newer than the
+            /// release.
+            case removed
+        }
+
+        /// The release the way down leads to (its name in the release manifest).
+        public var release: String
+        /// How the envelope changed.
+        public var change: Change
+
+        /// Creates a record.
+        public init(release: String, change: Change) {
+            self.release = release
+            self.change = change
+        }
+
+        /// The report's line: `Wrote the way down to release 1.1 into the archive.`
+        public var summary: String {
+            switch change {
+            case .added: return "Wrote the way down to release \(release) into the archive."
+            case .replaced: return "Replaced the way down the archive carried with the one to release \(release)."
+            case .removed:
+                return "Removed the way down the archive carried: nothing in it is newer than release \(release)."
+            }
+        }
+    }
+}
