@@ -342,7 +342,7 @@ private enum MigratingArchivesInStores {
 
     // "Many archives in Swift" (and the doc comment of ArchiveBatch).
     static func batch(urls: [URL], registry: ModelRegistry) async throws -> ArchiveBatch.Progress {
-        let batch = ArchiveBatch(pass: MigrationPass(catalog: registry.catalog))
+        let batch = try ArchiveBatch(catalog: registry.catalog)
         let summary = try await batch.run(urls, data: { url in try Data(contentsOf: url) }) { url, outcome in
             if let upgraded = try outcome.get().data {
                 try upgraded.write(to: url, options: .atomic)  // only archives that changed
@@ -356,10 +356,10 @@ private enum MigratingArchivesInStores {
     // "One archive at a time" (and the doc comment of ArchiveUpgrader).
     static func oneAtATime(_ given: [String: Data], registry: ModelRegistry) throws -> [String: Data] {
         var archives = given  // added for the test
-        let upgrader = ArchiveUpgrader(catalog: registry.catalog)
+        let upgrader = try ArchiveUpgrader(catalog: registry.catalog)
         for (key, archive) in archives {  // [String: Data], the rows of your own store, …
-            let result = try upgrader.upgrade(archive)
-            if result.changed { archives[key] = result.data }
+            let upgraded = try upgrader.upgrade(archive)
+            if upgraded.changed { archives[key] = upgraded.data }
         }
         return archives  // added for the test
     }

@@ -25,10 +25,12 @@ package enum KeyMovingArchives {
         try MigrationCatalog(rulesFile: ArchiveFormat.json.read(Data(rules.utf8)), fileName: "rules.json")
     }
 
-    /// The tree path: the bytes it writes (also when nothing changed) and whether anything
-    /// changed; `nil` when reading, migrating or writing throws.
+    /// The tree path: read, choose the document chain, migrate, write; the bytes it writes (also
+    /// when nothing changed) and whether anything changed; `nil` when any of it throws.
     package static func treePath(_ data: Data, catalog: MigrationCatalog) -> (changed: Bool, output: Data)? {
         guard var document = try? ArchiveDocument(data: data),
+            // A plain document no document chain applies to is an error (``DocumentChoice``).
+            !DocumentChoice(for: document.tree, named: nil, in: catalog).isUnmatched,
             let report = try? MigrationPass(catalog: catalog).upgrade(&document.tree),
             let output = try? document.data()
         else { return nil }

@@ -68,7 +68,7 @@ public struct FixtureSuite: Sendable {
     }
 
     /// One fixture's result.
-    public struct Result: Sendable, Hashable {
+    public struct FixtureResult: Sendable, Hashable {
         public var fixture: Fixture
         public var outcome: Outcome
         /// Which migration steps ran on it.
@@ -133,18 +133,12 @@ public struct FixtureSuite: Sendable {
     ///   single fixtures are reported in the result, not thrown.
     public func run() throws -> FixtureReport {
         let fixtures = try fixtures()
-        var results = [Result?](repeating: nil, count: fixtures.count)
-        results.withUnsafeMutableBufferPointer { buffer in
-            let slots = UnsafeMutableSendableBuffer(buffer)
-            DispatchQueue.concurrentPerform(iterations: fixtures.count) { index in
-                slots[index] = check(fixtures[index])
-            }
-        }
-        return FixtureReport(results: results.compactMap { $0 })
+        // Fixtures are independent: they run on every processor.
+        return FixtureReport(results: Parallel.map(fixtures) { fixture in check(fixture) })
     }
 
     /// Runs one fixture.
-    public func check(_ fixture: Fixture) -> Result {
+    public func check(_ fixture: Fixture) -> FixtureResult {
         var report: MigrationReport?
         do {
             let data = try Data(contentsOf: fixture.url)
@@ -160,11 +154,11 @@ public struct FixtureSuite: Sendable {
             let archived = { try? ArchiveFormat.read(data, options: ArchiveReadingOptions(limits: options.limits)).0 }
             let current = try reencode(tree, with: decoder, archived: archived) ?? tree
             let spelling = GoldenSpelling(document, chain: options.document.flatMap(registry.catalog.document(named:)))
-            return Result(
+            return FixtureResult(
                 fixture: fixture, outcome: try compare(spelling.asWritten(current), with: fixture, spelling: spelling),
                 report: report)
         } catch {
-            return Result(fixture: fixture, outcome: .failed(["\(error)"]), report: report)
+            return FixtureResult(fixture: fixture, outcome: .failed(["\(error)"]), report: report)
         }
     }
 
@@ -283,15 +277,15 @@ extension Character {
 /// The results of a ``FixtureSuite`` run.
 public struct FixtureReport: Sendable, Hashable, CustomStringConvertible {
     /// One result per fixture, in path order.
-    public var results: [FixtureSuite.Result]
+    public var results: [FixtureSuite.FixtureResult]
 
     /// The fixtures that failed.
-    public var failures: [FixtureSuite.Result] {
+    public var failures: [FixtureSuite.FixtureResult] {
         results.filter { if case .failed = $0.outcome { return true } else { return false } }
     }
 
     /// The fixtures whose golden was written.
-    public var recorded: [FixtureSuite.Result] {
+    public var recorded: [FixtureSuite.FixtureResult] {
         results.filter { $0.outcome == .recorded }
     }
 
@@ -311,20 +305,5 @@ public struct FixtureReport: Sendable, Hashable, CustomStringConvertible {
         }
         lines.append("\(results.count) fixtures: \(failures.count) failed, \(recorded.count) recorded")
         return lines.joined(separator: "\n")
-    }
-}
-
-/// Lets `concurrentPerform` write each result into its own slot. `@unchecked Sendable` is sound
-/// because every iteration writes a different index and the buffer outlives the loop.
-struct UnsafeMutableSendableBuffer<Element>: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<Element>
-
-    init(_ buffer: UnsafeMutableBufferPointer<Element>) {
-        self.buffer = buffer
-    }
-
-    subscript(index: Int) -> Element {
-        get { buffer[index] }
-        nonmutating set { buffer[index] = newValue }
     }
 }

@@ -84,7 +84,7 @@ public struct LawReport: Sendable, Hashable, CustomStringConvertible {
 
     /// One type and version: `Model v1 → v3` (an older version and its way to today), or
     /// `Model v3` (today's objects).
-    public struct Result: Sendable, Hashable {
+    public struct VersionResult: Sendable, Hashable {
         public var typeName: String
         public var version: Int
         public var currentVersion: Int
@@ -104,7 +104,7 @@ public struct LawReport: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var results: [Result]
+    public var results: [VersionResult]
     /// The seed the objects were generated from.
     public var seed: UInt64
     /// Objects generated per type and version.
@@ -119,7 +119,7 @@ public struct LawReport: Sendable, Hashable, CustomStringConvertible {
     public var runCount: Int { results.map(\.runs).reduce(0, +) }
 
     /// The results that failed.
-    public var failures: [Result] {
+    public var failures: [VersionResult] {
         results.filter { if case .failed = $0.outcome { return true } else { return false } }
     }
 

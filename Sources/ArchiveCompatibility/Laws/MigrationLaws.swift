@@ -92,25 +92,18 @@ public struct MigrationLaws: Sendable {
         let set = SchemaSet(catalog: catalog, store: schemas, today: today)
         let chains = catalog.types.sorted(by: { $0.typeName < $1.typeName })
         let failures = probeFailures
-        // Chains are independent: each one's results go into its own slot.
-        var perChain = [[LawReport.Result]](repeating: [], count: chains.count)
-        perChain.withUnsafeMutableBufferPointer { buffer in
-            let slots = UnsafeMutableSendableBuffer(buffer)
-            DispatchQueue.concurrentPerform(iterations: chains.count) { index in
-                let chain = chains[index]
-                if let failure = failures[chain.typeName] {
-                    slots[index] = [
-                        LawReport.Result(
-                            typeName: chain.typeName, version: chain.currentVersion,
-                            currentVersion: chain.currentVersion,
-                            outcome: .skipped("today's schema cannot be probed: \(failure)"), objects: 0, runs: 0,
-                            snapshot: nil)
-                    ]
-                    return
-                }
-                var run = ChainRun(chain: chain, laws: self, schemas: set)
-                slots[index] = run.results()
+        // Chains are independent: they run on every processor.
+        let perChain = Parallel.map(chains) { chain -> [LawReport.VersionResult] in
+            if let failure = failures[chain.typeName] {
+                return [
+                    LawReport.VersionResult(
+                        typeName: chain.typeName, version: chain.currentVersion, currentVersion: chain.currentVersion,
+                        outcome: .skipped("today's schema cannot be probed: \(failure)"), objects: 0, runs: 0,
+                        snapshot: nil)
+                ]
             }
+            var run = ChainRun(chain: chain, laws: self, schemas: set)
+            return run.results()
         }
         let results = perChain.flatMap { $0 }
         let elapsed = clock.now - start
@@ -145,8 +138,9 @@ private struct ChainRun {
         laws.schemas?.url(typeName: chain.typeName, version: version)
     }
 
-    func result(_ version: Int, _ outcome: LawReport.Outcome, objects: Int, runs: Int? = nil) -> LawReport.Result {
-        LawReport.Result(
+    func result(_ version: Int, _ outcome: LawReport.Outcome, objects: Int, runs: Int? = nil) -> LawReport.VersionResult
+    {
+        LawReport.VersionResult(
             typeName: chain.typeName, version: version, currentVersion: current, outcome: outcome, objects: objects,
             runs: runs ?? objects,
             snapshot: schemas.probed.contains(chain.typeName) && version == current ? nil : snapshotURL(version))
@@ -157,7 +151,7 @@ private struct ChainRun {
         SplitMix64.seed(laws.options.seed, [chain.typeName, String(version), law, String(index)])
     }
 
-    mutating func results() -> [LawReport.Result] {
+    mutating func results() -> [LawReport.VersionResult] {
         guard let todaySchema = schemas.schema(chain, version: current) else {
             let reason =
                 schemas.problems[chain.typeName]?[current]
@@ -176,7 +170,7 @@ private struct ChainRun {
                 ]
             }
         }
-        var results: [LawReport.Result] = []
+        var results: [LawReport.VersionResult] = []
         results.append(checkToday(todays))
         for version in chain.oldestVersion..<current {
             results.append(checkVersion(version, todays: todays))
@@ -186,7 +180,7 @@ private struct ChainRun {
 
     // MARK: Today's version
 
-    private func checkToday(_ todays: [ArchiveValue]) -> LawReport.Result {
+    private func checkToday(_ todays: [ArchiveValue]) -> LawReport.VersionResult {
         guard laws.registry?.type(named: chain.typeName) != nil else {
             return result(
                 current, .passed("\(todays.count) generated objects (no Swift type to open them: rules file only)"),
@@ -235,7 +229,7 @@ private struct ChainRun {
 
     // MARK: An older version
 
-    private func checkVersion(_ version: Int, todays: [ArchiveValue]) -> LawReport.Result {
+    private func checkVersion(_ version: Int, todays: [ArchiveValue]) -> LawReport.VersionResult {
         guard let schema = schemas.schema(chain, version: version) else {
             let reason =
                 schemas.problems[chain.typeName]?[version]

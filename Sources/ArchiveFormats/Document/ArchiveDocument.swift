@@ -85,4 +85,22 @@ public struct ArchiveDocument: Sendable {
     public func data() throws -> Data {
         try format.write(tree, options: writingOptions)
     }
+
+    /// The tree converted to `format` (what `archive-migrate convert` writes): the document's
+    /// own markup and ``conventions`` unless `markup` says otherwise — a plain document stays
+    /// plain, an archive keeps its markup — pretty-printed unless `prettyPrinted` is `false`.
+    ///
+    /// ```swift
+    /// let document = try ArchiveDocument(data: json)
+    /// let plist = try document.data(as: .xmlPropertyList)
+    /// ```
+    ///
+    /// - Throws: what ``ArchiveFormat/write(_:options:)`` throws: code `invalidValue` for a value
+    ///   the format cannot hold.
+    public func data(as format: ArchiveFormat, prettyPrinted: Bool = true, markup: MarkupMode? = nil) throws -> Data {
+        var options = writingOptions
+        options.prettyPrinted = prettyPrinted
+        if let markup { options.markup = markup }
+        return try format.write(tree, options: options)
+    }
 }

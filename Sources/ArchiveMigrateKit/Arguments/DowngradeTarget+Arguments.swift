@@ -55,66 +55,35 @@ extension DowngradeTarget {
     /// Whether `--to` named nothing.
     var isEmpty: Bool { documentVersion == nil && typeVersions.isEmpty }
 
-    /// Checks every version `--to` names against the chains: a type or document the chains do
-    /// not have, or a version outside the versions a chain goes through (`--to 0` where the
-    /// document goes from v1 to v3), is a usage error before any file is read. A document version
-    /// with no `--document` is checked when the chains have only one document.
+    /// Checks every version `--to` names against the chains (``DowngradeTarget/check(against:document:)``)
+    /// before any file is read: what it refuses is a usage error naming the option.
     ///
     /// - Throws: `UsageError`.
-    func check(against catalog: MigrationCatalog, document: String?) throws {
-        for (name, version) in typeVersions.sorted(by: { $0.key < $1.key }) {
-            guard let chain = catalog.types.first(where: { $0.allNames.contains(name) }) else {
-                throw UsageError("'--to \(name)=\(version)': no chain has the type \(name)")
-            }
-            try Self.check(
-                version, "'--to \(name)=\(version)'", chain.typeName, chain.oldestVersion, chain.currentVersion)
-        }
-        if let version = documentVersion, let chain = Self.documentChain(catalog, named: document) {
-            let oldest = chain.steps.map(\.from).min() ?? chain.currentVersion
-            try Self.check(version, "'--to \(version)'", "the document \(chain.name)", oldest, chain.currentVersion)
+    func checkArguments(against catalog: MigrationCatalog, document: String?) throws {
+        do {
+            try check(against: catalog, document: document)
+        } catch {
+            throw UsageError(Self.option(for: error, in: self) + ": " + error.message)
         }
     }
 
-    /// `catalog` with the named chains ending at the target versions, for upgrades that stop
-    /// short of today's versions.
+    /// Checks that `upgrade --to` can stop the chains at the target's versions
+    /// (``DowngradeTarget/truncating(_:document:)``) before any file is read: what it refuses is
+    /// a usage error naming the option.
     ///
-    /// - Throws: `UsageError` for a version ``check(against:document:)`` refuses, or a document
-    ///   version when the chains have several documents and `document` names none.
-    func truncating(_ catalog: MigrationCatalog, document: String?) throws -> MigrationCatalog {
-        try check(against: catalog, document: document)
-        var types = catalog.types
-        for (name, version) in typeVersions {
-            guard let index = types.firstIndex(where: { $0.allNames.contains(name) }) else { continue }
-            types[index].currentVersion = version
-            types[index].steps = types[index].steps.filter { $0.to <= version }
+    /// - Throws: `UsageError`.
+    func checkTruncation(of catalog: MigrationCatalog, document: String?) throws {
+        try checkArguments(against: catalog, document: document)
+        do {
+            _ = try truncating(catalog, document: document)
+        } catch let error as ArchiveError {
+            throw UsageError(Self.option(for: error, in: self) + " " + error.message)
         }
-        var documents = catalog.documents
-        if let version = documentVersion {
-            guard let chain = Self.documentChain(catalog, named: document),
-                let index = documents.firstIndex(where: { $0.name == chain.name })
-            else {
-                throw UsageError(
-                    "'--to \(version)' needs a document chain; name it with --document (the rules have "
-                        + "\(documents.map(\.name).joined(separator: ", ")))")
-            }
-            documents[index].currentVersion = version
-            documents[index].steps = documents[index].steps.filter { $0.to <= version }
-        }
-        return try MigrationCatalog(types: types, documents: documents)
     }
 
-    /// The document chain `--document` names, or the only one.
-    private static func documentChain(_ catalog: MigrationCatalog, named name: String?) -> DocumentMigrations? {
-        if let name { return catalog.documents.first { $0.name == name } }
-        return catalog.documents.count == 1 ? catalog.documents.first : nil
-    }
-
-    private static func check(_ version: Int, _ option: String, _ subject: String, _ oldest: Int, _ current: Int) throws
-    {
-        guard version >= oldest, version <= current else {
-            throw UsageError(
-                "\(option): \(subject) goes from v\(oldest) to v\(current)"
-                    + (version > current ? "; nothing writes v\(version) yet" : "; no migration reaches v\(version)"))
-        }
+    /// `'--to Circle=9'` for an error about a type, `'--to 0'` for the document version.
+    private static func option(for error: ArchiveError, in target: DowngradeTarget) -> String {
+        if let name = error.typeName, let version = target.typeVersions[name] { return "'--to \(name)=\(version)'" }
+        return "'--to \(target.documentVersion.map(String.init) ?? "")'"
     }
 }

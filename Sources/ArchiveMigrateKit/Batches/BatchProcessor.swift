@@ -1,26 +1,28 @@
 import Foundation
 import ModelVersioning
 
-/// Runs one transformation (an upgrade, a downgrade) over many archives — files, standard input,
-/// NDJSON lines (``NDJSONBatch``) or the rows of a SQLite column (``SQLiteBatch``) — through
-/// one ``ArchivePipeline``, a few archives at a time in parallel, so that memory depends on the
-/// largest archive and not on how many there are. Files are written in place, into a folder, or
-/// to standard output for a single file, all or nothing, through one ``FileTransaction``.
+/// Runs `upgrade` or `downgrade` over the archives the arguments name — files, standard input,
+/// NDJSON lines (``NDJSONBatch``) or the rows of a SQLite column (``SQLiteBatch``) — through the
+/// library's ``MigrationEngine``, a window of archives at a time on every processor
+/// (`Parallel.pipeline`), so that memory depends on the largest archive and not on how many
+/// there are. This type is only the command's sources and sinks: what happens to each archive
+/// is the engine's, exactly as `ArchiveBatch` and `ArchiveUpgrader` do it. Files are written in
+/// place, into a folder, or to standard output for a single file, all or nothing, through one
+/// ``FileTransaction``.
 ///
 /// 1. The inputs are expanded (folders walked with `--include`) and the files to write planned
 ///    (``WritePlan``): two inputs that would land on one output are refused before anything
 ///    is read.
 /// 2. Unless `--dry-run`, the output folder is created and every directory written into is
 ///    locked, so that an overlapping run waits instead of racing.
-/// 3. Every file is read and transformed, a window of them at a time. Files the transformation
-///    leaves as they are (already at the target versions) are not rewritten in place, and their
-///    backups not replaced: running the same command again after an interruption finishes the
-///    batch and keeps every `.bak` holding the original. Each new file and backup is checked
+/// 3. Every file is read and migrated, a window of them at a time. Files the engine leaves as
+///    they are (already at the target versions) are not rewritten in place, and their backups
+///    not replaced: running the same command again after an interruption finishes the batch and
+///    keeps every `.bak` holding the original. Each new file and backup is checked
 ///    (``WritePlan/check(_:)``) and written to its flushed temporary file as soon as its bytes
 ///    are known; the report's entry for the file is written then too.
-/// 4. When every file transformed and every output could be written, the transaction moves
-///    them all into place; otherwise it removes the temporaries and every original stays as it
-///    was.
+/// 4. When every file migrated and every output could be written, the transaction moves them
+///    all into place; otherwise it removes the temporaries and every original stays as it was.
 struct BatchProcessor: Sendable {
     /// Where results go.
     enum Destination: Sendable {
@@ -36,14 +38,9 @@ struct BatchProcessor: Sendable {
     let overwrite: Bool
     let include: [String]
     let format: OutputFormat
-    /// `--document`.
-    let documentName: String?
-    /// The names of the catalog's document chains.
-    let documentChains: [String]
-    /// `--nested`.
-    let migratesNested: Bool
-    /// How the plain documents of each chain that declares them spell dates and data.
-    let plainConventions: [String: DocumentConventions]
+    /// What the engine is told: the document chain, the way down, nested archives, newer versions
+    /// and how much each archive reports.
+    let engineOptions: MigrationEngine.Options
 
     /// Reads the options shared by `upgrade` and `downgrade`.
     init(context: ToolContext, arguments: ParsedArguments, catalog: MigrationCatalog, format: OutputFormat) throws {
@@ -52,18 +49,9 @@ struct BatchProcessor: Sendable {
         dryRun = arguments.flag(.dryRun)
         overwrite = arguments.flag(.overwrite)
         include = arguments.all(.include)
-        documentName = arguments.value(.document)
-        documentChains = catalog.documents.map(\.name)
-        migratesNested = arguments.flag(.nested)
         source = try ArchiveSource(arguments, context: context)
-        plainConventions = Dictionary(
-            catalog.documents.compactMap { chain in chain.style.conventions.map { (chain.name, $0) } },
-            uniquingKeysWith: { first, _ in first })
-        if let documentName, !documentChains.contains(documentName) {
-            throw UsageError(
-                "'--document \(documentName)': no document chain has that name"
-                    + (documentChains.isEmpty ? "" : " (there are \(documentChains.joined(separator: ", ")))"))
-        }
+        engineOptions = try MigrationEngine.Options(
+            arguments: arguments, catalog: catalog, reporting: Self.reporting(source: source, format: format))
         let inPlace = arguments.flag(.inPlace)
         if let folder = arguments.value(.outputFolder) {
             guard !inPlace else { throw UsageError("'--output' and '--in-place' exclude each other") }
@@ -83,45 +71,36 @@ struct BatchProcessor: Sendable {
         }
     }
 
-    /// Whether the migration pass should record every object's steps: the report lists them
-    /// for files and in JSON; for rows and lines, which come by the hundred thousand, the text
-    /// report does not.
-    var recordsSteps: Bool {
-        if case .files = source { return true }
-        return format == .json
+    /// How much each archive's outcome reports: every object for files and in JSON; for rows and
+    /// lines, which come by the hundred thousand, the text report counts them, so none (and JSON
+    /// archives whose old objects only move keys are upgraded by rewriting their text).
+    static func reporting(source: ArchiveSource, format: OutputFormat) -> MigrationEngine.Reporting {
+        if case .files = source { return .everyObject }
+        return format == .json ? .everyObject : .none
     }
 
-    /// Transforms every archive the arguments and options name with `transform`, writes the
-    /// results, reports each archive as it goes, and returns the exit status.
+    /// Runs `operation` on every archive the arguments and options name, writes the results,
+    /// reports each archive as it goes, and returns the exit status.
     ///
     /// - Throws: `UsageError` or `ArchiveError` for inputs or outputs refused before any archive
     ///   is read (a folder without `--include`, two inputs with one output, a table the
     ///   database does not have).
-    /// `textUpgrade`: the catalog whose chains `transform` upgrades to their current versions
-    /// when it does nothing else, for JSON rows and lines to be upgraded by rewriting their text
-    /// (``ArchivePipeline/textUpgrade``).
     func run(
-        _ arguments: [String], verb: String, textUpgrade: MigrationCatalog? = nil,
-        transform: @escaping ArchivePipeline.Transform
+        _ arguments: [String], verb: String, catalog: MigrationCatalog, operation: MigrationEngine.Operation
     ) throws -> ExitStatus {
-        var pipeline = ArchivePipeline(
-            transform: transform, documentName: documentName, documentChains: documentChains,
-            plainConventions: plainConventions, migratesNested: migratesNested)
-        pipeline.textUpgrade = textUpgrade.map {
-            JSONTextRewrite(catalog: $0, limits: pipeline.readingOptions.limits)
-        }
+        let engine = try MigrationEngine(catalog: catalog, operation: operation, options: engineOptions)
         switch source {
         case .files:
             if arguments == ["-"] {
-                return try runStandardInput(verb: verb, pipeline: pipeline)
+                return try runStandardInput(verb: verb, engine: engine)
             }
-            return try runFiles(arguments, verb: verb, pipeline: pipeline)
+            return try runFiles(arguments, verb: verb, engine: engine)
         case .ndjson(let input):
             let report = BatchReport(verb: verb, format: format, dryRun: dryRun, items: .lines, context: context)
-            return try NDJSONBatch(input: input, context: context, dryRun: dryRun).run(pipeline, report: report)
+            return try NDJSONBatch(input: input, context: context, dryRun: dryRun).run(engine, report: report)
         case .sqlite(let location):
             let report = BatchReport(verb: verb, format: format, dryRun: dryRun, items: .rows, context: context)
-            return try SQLiteBatch(location: location, context: context, dryRun: dryRun).run(pipeline, report: report)
+            return try SQLiteBatch(location: location, context: context, dryRun: dryRun).run(engine, report: report)
         }
     }
 
@@ -129,6 +108,8 @@ struct BatchProcessor: Sendable {
 
     /// One file's outcome, with the bytes to write.
     struct Outcome: Sendable {
+        /// The input's position among the batch's inputs.
+        var index: Int
         var entry: BatchReport.Entry
         /// The new bytes, when the file is (or would be) written.
         var output: Data?
@@ -136,7 +117,7 @@ struct BatchProcessor: Sendable {
         var original: Data?
     }
 
-    private func runFiles(_ arguments: [String], verb: String, pipeline: ArchivePipeline) throws -> ExitStatus {
+    private func runFiles(_ arguments: [String], verb: String, engine: MigrationEngine) throws -> ExitStatus {
         if arguments.contains("-") {
             throw UsageError("'-' (standard input) must be the only input")
         }
@@ -160,29 +141,34 @@ struct BatchProcessor: Sendable {
         var written = 0
         var standardOutput: Data?
         var start = 0
-        while start < inputs.count {
-            let window = Array(inputs[start..<min(inputs.count, start + Parallel.windowWidth)])
-            let outcomes = Parallel.map(window) { input in process(input, pipeline: pipeline) }
-            for (offset, var outcome) in outcomes.enumerated() {
-                if outcome.entry.error == nil, failed == 0, let plan {
-                    do {
-                        written += try write(outcome, input: start + offset, plan: plan, transaction: transaction)
-                    } catch {
-                        outcome.entry.error = error
+        try Parallel.pipeline(
+            windows: { () -> [(input: InputFile, index: Int)]? in
+                guard start < inputs.count else { return nil }
+                let window = Array(inputs[start..<min(inputs.count, start + Parallel.windowWidth)])
+                start += window.count
+                return window.indices.map { (input: window[$0], index: start - window.count + $0) }
+            },
+            work: { item in process(item.input, index: item.index, engine: engine) },
+            handle: { outcomes in
+                for var outcome in outcomes {
+                    if outcome.entry.error == nil, failed == 0, let plan {
+                        do throws(ArchiveError) {
+                            written += try write(outcome, input: outcome.index, plan: plan, transaction: transaction)
+                        } catch {
+                            outcome.entry.error = error
+                        }
                     }
+                    if outcome.entry.error != nil {
+                        failed += 1
+                        // Nothing will be moved into place: drop what is staged now.
+                        transaction?.discardStaged()
+                    } else if case .standardOutput = destination {
+                        standardOutput = outcome.output
+                    }
+                    progress.advance(changed: outcome.entry.changed, failed: outcome.entry.error != nil)
+                    report.add(outcome.entry)
                 }
-                if outcome.entry.error != nil {
-                    failed += 1
-                    // Nothing will be moved into place: drop what is staged now.
-                    transaction?.discardStaged()
-                } else if case .standardOutput = destination {
-                    standardOutput = outcome.output
-                }
-                progress.advance(changed: outcome.entry.changed, failed: outcome.entry.error != nil)
-                report.add(outcome.entry)
-            }
-            start += window.count
-        }
+            })
         progress.finish()
 
         var wrote = false
@@ -241,7 +227,7 @@ struct BatchProcessor: Sendable {
     }
 
     /// `-`: one archive from standard input to standard output.
-    private func runStandardInput(verb: String, pipeline: ArchivePipeline) throws -> ExitStatus {
+    private func runStandardInput(verb: String, engine: MigrationEngine) throws -> ExitStatus {
         guard case .standardOutput = destination else {
             throw UsageError(
                 "'-' reads standard input and writes standard output: it goes without '--output' or '--in-place'")
@@ -250,10 +236,14 @@ struct BatchProcessor: Sendable {
         var entry = BatchReport.Entry(name: InputFile.standardInputName)
         var output: Data?
         do {
-            let bytes = try InputFile.readStandardInput(limit: pipeline.readingOptions.limits.maxInputBytes)
-            let result = try pipeline.run(bytes, shownAs: InputFile.standardInputName, writingUnchanged: true)
-            entry.result = result
-            output = result.output
+            let bytes = try InputFile.readStandardInput(limit: engine.options.readingOptions.limits.maxInputBytes)
+            do {
+                let result = try engine.migrate(bytes, writingUnchanged: true)
+                entry.record(result, shownAs: InputFile.standardInputName)
+                output = result.data
+            } catch {
+                entry.error = ArchiveError.located(error, in: InputFile.standardInputName)
+            }
         } catch let error as ArchiveError {
             entry.error = error
         }
@@ -325,18 +315,27 @@ struct BatchProcessor: Sendable {
 
     // MARK: Transforming
 
-    private func process(_ input: InputFile, pipeline: ArchivePipeline) -> Outcome {
-        var outcome = Outcome(entry: BatchReport.Entry(name: input.path))
+    private func process(_ input: InputFile, index: Int, engine: MigrationEngine) -> Outcome {
+        var outcome = Outcome(index: index, entry: BatchReport.Entry(name: input.path))
+        let bytes: Data
         do {
-            let bytes = try InputFile.read(
-                input.url, shownAs: input.path, limit: pipeline.readingOptions.limits.maxInputBytes)
+            bytes = try InputFile.read(
+                input.url, shownAs: input.path, limit: engine.options.readingOptions.limits.maxInputBytes)
+        } catch let error as ArchiveError {
+            outcome.entry.error = error
+            return outcome
+        } catch {
+            outcome.entry.error = ArchiveError(.io, "cannot read \(input.path)", underlyingError: error)
+            return outcome
+        }
+        do {
             // In place, a file that does not change is left alone (and its backup too).
             var writesUnchanged = true
             if case .inPlace = destination { writesUnchanged = false }
-            let result = try pipeline.run(bytes, shownAs: input.path, writingUnchanged: writesUnchanged)
-            outcome.entry.result = result
-            outcome.output = result.output
-            guard result.output != nil else { return outcome }
+            let result = try engine.migrate(bytes, writingUnchanged: writesUnchanged)
+            outcome.entry.record(result, shownAs: input.path)
+            outcome.output = result.data
+            guard result.data != nil else { return outcome }
             switch destination {
             case .inPlace(let backup):
                 outcome.entry.writtenTo = input.path
@@ -346,10 +345,8 @@ struct BatchProcessor: Sendable {
             case .standardOutput:
                 break
             }
-        } catch let error as ArchiveError {
-            outcome.entry.error = error
         } catch {
-            outcome.entry.error = ArchiveError(.io, "cannot read \(input.path)", underlyingError: error)
+            outcome.entry.error = ArchiveError.located(error, in: input.path)
         }
         return outcome
     }

@@ -28,12 +28,15 @@ final class BatchReport {
     struct Entry: Sendable {
         /// The archive as messages name it (`a.json`, `rowid 42`, `line 17`).
         var name: String
-        var result: ArchivePipeline.Result?
+        /// What the engine did to it, when it did not fail.
+        var result: MigrationEngine.Outcome?
+        /// How its document chain was chosen, when the report should say.
+        var note: String?
         var error: ArchiveError? {
             get { errorBox?.error }
             set { errorBox = newValue.map(ErrorBox.init) }
         }
-        /// The error, out of line (as ``ArchivePipeline/Result/report``): entries of archives
+        /// The error, out of line (as ``MigrationEngine/Outcome/report``): entries of archives
         /// that did not fail, nearly all of them, stay small to copy.
         private var errorBox: ErrorBox?
         /// Where the new bytes go, as shown to the user (`out/a.json`), when they are written.
@@ -48,6 +51,15 @@ final class BatchReport {
         }
 
         var changed: Bool { result?.changed ?? false }
+
+        /// Records what the engine did, with the note on how the chain was chosen for
+        /// `shownAs`.
+        mutating func record(_ outcome: MigrationEngine.Outcome, shownAs: @autoclosure () -> String) {
+            result = outcome
+            if let choice = outcome.documentChoice, choice.reason == .onlyDocumentChain {
+                note = choice.note(for: shownAs())
+            }
+        }
 
         private final class ErrorBox: Sendable {
             let error: ArchiveError
@@ -97,7 +109,7 @@ final class BatchReport {
             context.console.error((count > 1 ? "," : "") + text)
             return
         }
-        if let note = entry.result?.note {
+        if let note = entry.note {
             // Rows and lines come by the thousand: their first note stands for the others.
             if items == .files || firstNote == nil { context.console.error("note: \(note)") }
             firstNote = firstNote ?? note
@@ -163,7 +175,7 @@ final class BatchReport {
 
     /// The report's summary of one archive: its own migration, then each nested archive that
     /// changed.
-    static func summary(of result: ArchivePipeline.Result) -> String {
+    static func summary(of result: MigrationEngine.Outcome) -> String {
         var lines: [String] = []
         if let report = result.report {
             lines.append(report.summary(listing: 10))
@@ -185,7 +197,7 @@ final class BatchReport {
             "changed": .bool(entry.changed),
         ]
         if let writtenTo = entry.writtenTo, entry.error == nil { object["output"] = .string(writtenTo) }
-        if let note = entry.result?.note { object["note"] = .string(note) }
+        if let note = entry.note { object["note"] = .string(note) }
         if entry.skipped { object["skipped"] = true }
         if let error = entry.error {
             object["error"] = .string(error.description)
@@ -244,6 +256,9 @@ final class BatchReport {
                 "kept": .int(Int64(carried.keptCount)),
             ]
         }
+        if let written = report.writtenWayDown {
+            entry["wayDownWritten"] = ["release": .string(written.release), "change": .string(written.change.rawValue)]
+        }
         if report.restoredCount > 0 { entry["restored"] = .int(Int64(report.restoredCount)) }
         if !report.unknownTypeNames.isEmpty {
             entry["unknownTypes"] = .dictionary(
@@ -256,5 +271,14 @@ final class BatchReport {
         let data = try ArchiveFormat.json.write(
             value, options: ArchiveWritingOptions(prettyPrinted: true, markup: .plain))
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+extension ArchiveError {
+    /// `error` located in `shownAs` (a file, a line, a row): an `ArchiveError` with the input
+    /// named, or a `migrationFailed` one around any other error.
+    static func located(_ error: any Error, in shownAs: @autoclosure () -> String) -> ArchiveError {
+        if let error = error as? ArchiveError { return error.adding(file: shownAs()) }
+        return ArchiveError(.migrationFailed, "\(shownAs()) failed", underlyingError: error)
     }
 }

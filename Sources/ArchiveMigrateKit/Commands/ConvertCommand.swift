@@ -29,27 +29,23 @@ enum ConvertCommand: ArchiveCommand {
             )
         }
         let path = arguments.positional[0]
-        var conventions = DocumentConventions()
-        if let name = arguments.value(.document) {
-            let chains = try context.registry(rules: arguments.all(.rules)).catalog.documents
-            guard let chain = chains.first(where: { $0.name == name }) else {
-                throw UsageError(
-                    "'--document \(name)': no document chain has that name"
-                        + (chains.isEmpty ? "" : " (there are \(chains.map(\.name).joined(separator: ", ")))"))
+        let document = arguments.value(.document)
+        let readableBy = arguments.value(.readableBy)
+        let catalog =
+            document != nil || readableBy != nil ? try context.registry(rules: arguments.all(.rules)).catalog : nil
+        var archive = try context.readArchive(path)
+        if let catalog {
+            try MigrationEngine.Options.check(document: document, against: catalog)
+            try MigrationEngine.Options.check(readableBy: readableBy, against: catalog)
+            // A plain document is written in its chain's spellings.
+            if let conventions = document.flatMap({ catalog.document(named: $0)?.style.conventions }) {
+                archive.conventions = conventions
             }
-            conventions = chain.style.conventions ?? conventions
+            if let readableBy { try catalog.writeWayDown(toRelease: readableBy, into: &archive.tree) }
         }
-        var document = try context.readArchive(path)
-        if arguments.value(.readableBy) != nil {
-            let registry = try context.registry(rules: arguments.all(.rules))
-            try ReadableBy(arguments, catalog: registry.catalog)?.write(into: &document.tree)
-        }
-        // A plain document stays plain, in its chain's spellings; an archive keeps its markup
-        // unless --plain asks otherwise.
-        let options = ArchiveWritingOptions(
-            prettyPrinted: !arguments.flag(.compact), markup: arguments.flag(.plain) ? .plain : document.markup,
-            conventions: conventions)
-        let data = try format.write(document.tree, options: options)
+        // A plain document stays plain; an archive keeps its markup unless --plain asks otherwise.
+        let data = try archive.data(
+            as: format, prettyPrinted: !arguments.flag(.compact), markup: arguments.flag(.plain) ? .plain : nil)
         if let output = arguments.value(.outputFile) {
             try FileTransaction.write(
                 data, to: context.url(output), shownAs: output, permissionsFrom: context.url(path), context: context)

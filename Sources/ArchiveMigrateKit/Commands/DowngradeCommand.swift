@@ -34,16 +34,10 @@ enum DowngradeCommand: ArchiveCommand {
         let target = try DowngradeTarget(
             arguments: arguments.all(.downgradeTarget), catalog: registry.catalog,
             droppingAbsentTypes: arguments.flag(.dropAbsent))
-        try target.check(against: registry.catalog, document: arguments.value(.document))
+        try target.checkArguments(against: registry.catalog, document: arguments.value(.document))
         let processor = try BatchProcessor(
             context: context, arguments: arguments, catalog: registry.catalog, format: format)
-        let pass = MigrationPass(
-            catalog: registry.catalog, options: MigrationOptions(recordsSteps: processor.recordsSteps))
-        let readableBy = try ReadableBy(arguments, catalog: registry.catalog)
-        return try processor.run(arguments.positional, verb: "downgraded") { tree, document in
-            let report = try pass.downgrade(&tree, to: target, document: document)
-            try readableBy?.write(into: &tree)
-            return report
-        }
+        return try processor.run(
+            arguments.positional, verb: "downgraded", catalog: registry.catalog, operation: .downgrade(to: target))
     }
 }

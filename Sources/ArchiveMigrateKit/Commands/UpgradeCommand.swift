@@ -21,26 +21,15 @@ enum UpgradeCommand: ArchiveCommand {
 
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus {
         let format = try context.outputFormat(arguments)
-        let registry = try context.registry(rules: arguments.all(.rules))
+        let catalog = try context.registry(rules: arguments.all(.rules)).catalog
         let target = try DowngradeTarget(arguments: arguments.all(.upgradeTarget))
-        let document = arguments.value(.document)
-        let catalog = target.isEmpty ? registry.catalog : try target.truncating(registry.catalog, document: document)
+        if !target.isEmpty { try target.checkTruncation(of: catalog, document: arguments.value(.document)) }
         guard !catalog.isEmpty else {
             throw UsageError("no migration chains: give a rules file with '--rules <file>'")
         }
         let processor = try BatchProcessor(context: context, arguments: arguments, catalog: catalog, format: format)
-        let pass = MigrationPass(
-            catalog: catalog,
-            options: MigrationOptions(
-                allowsNewerVersions: arguments.flag(.allowNewer), recordsSteps: processor.recordsSteps))
-        let readableBy = try ReadableBy(arguments, catalog: registry.catalog)
-        // Up to the current versions and nothing else written into the tree: JSON archives whose
-        // old objects only move keys can be upgraded by rewriting their text, to the same bytes.
-        let textUpgrade = target.isEmpty && readableBy == nil ? catalog : nil
-        return try processor.run(arguments.positional, verb: "upgraded", textUpgrade: textUpgrade) { tree, document in
-            let report = try pass.upgrade(&tree, document: document)
-            try readableBy?.write(into: &tree)
-            return report
-        }
+        return try processor.run(
+            arguments.positional, verb: "upgraded", catalog: catalog,
+            operation: .upgrade(to: target.isEmpty ? nil : target))
     }
 }

@@ -5,7 +5,7 @@ import ModelVersioning
 /// batch engine that shards lines (GNU parallel, xargs, Hadoop streaming, Spark's `pipe`) can
 /// spread a migration over machines.
 ///
-/// Each line goes through the one ``ArchivePipeline``; a line that changes is written in compact
+/// Each line goes through the library's ``MigrationEngine``; a line that changes is written in compact
 /// JSON (one line), one that does not is written as it came, and one that fails becomes an
 /// error record in its place, so that line N of the output always answers line N of the input:
 ///
@@ -38,31 +38,35 @@ struct NDJSONBatch {
         var output: Data
     }
 
-    func run(_ pipeline: ArchivePipeline, report: BatchReport) throws -> ExitStatus {
+    func run(_ engine: MigrationEngine, report: BatchReport) throws -> ExitStatus {
         let shownAs = input ?? InputFile.standardInputName
         let reader = try LineReader(
-            path: input.map(context.url), shownAs: shownAs, maxLineBytes: pipeline.readingOptions.limits.maxInputBytes)
+            path: input.map(context.url), shownAs: shownAs,
+            maxLineBytes: engine.options.readingOptions.limits.maxInputBytes)
         let progress = ProgressLine(total: nil, console: context.console)
-        // Only the JSON report lists each line with its migration report.
-        let keepsReports = report.format == .json
         var number = 0
-        while let lines = try reader.next(maxCount: Self.windowLines, maxBytes: Self.windowBytes) {
-            let first = number + 1
-            let numbered = lines.enumerated().map { (first + $0.offset, $0.element) }
-            let outcomes = Parallel.map(numbered) { number, line in
-                Self.process(line, number: number, shownAs: shownAs, pipeline: pipeline, keepingReport: keepsReports)
-            }
-            var output = Data()
-            for outcome in outcomes {
-                output.append(outcome.output)
-                output.append(0x0A)
-                guard let entry = outcome.entry else { continue }
-                progress.advance(changed: entry.changed, failed: entry.error != nil)
-                report.add(entry)
-            }
-            if !dryRun { context.console.write(output) }
-            number += lines.count
-        }
+        // A window of lines migrates while the next is read and the one before is written.
+        try Parallel.pipeline(
+            windows: { () throws -> [(number: Int, line: LineReader.Line)]? in
+                guard let lines = try reader.next(maxCount: Self.windowLines, maxBytes: Self.windowBytes) else {
+                    return nil
+                }
+                let first = number + 1
+                number += lines.count
+                return lines.enumerated().map { (number: first + $0.offset, line: $0.element) }
+            },
+            work: { item in Self.process(item.line, number: item.number, shownAs: shownAs, engine: engine) },
+            handle: { outcomes in
+                var output = Data()
+                for outcome in outcomes {
+                    output.append(outcome.output)
+                    output.append(0x0A)
+                    guard let entry = outcome.entry else { continue }
+                    progress.advance(changed: entry.changed, failed: entry.error != nil)
+                    report.add(entry)
+                }
+                if !dryRun { context.console.write(output) }
+            })
         progress.finish()
         let failed = report.failed
         var notes: [String] = []
@@ -78,9 +82,7 @@ struct NDJSONBatch {
         return report.finish(notes: notes, wrote: !dryRun && number > 0)
     }
 
-    static func process(
-        _ line: LineReader.Line, number: Int, shownAs: String, pipeline: ArchivePipeline, keepingReport: Bool
-    ) -> Outcome {
+    static func process(_ line: LineReader.Line, number: Int, shownAs: String, engine: MigrationEngine) -> Outcome {
         var entry = BatchReport.Entry(name: "line \(number)")
         entry.jsonName = .int(Int64(number))
         let bytes: Data
@@ -89,7 +91,7 @@ struct NDJSONBatch {
             return failure(
                 ArchiveError.limitExceeded(
                     .inputBytes,
-                    "the line has \(count) bytes, more than the limit of \(pipeline.readingOptions.limits.maxInputBytes)"
+                    "the line has \(count) bytes, more than the limit of \(engine.options.readingOptions.limits.maxInputBytes)"
                 ),
                 entry: entry, number: number, shownAs: shownAs)
         case .text(let data):
@@ -100,16 +102,12 @@ struct NDJSONBatch {
             return failure(notJSON, entry: entry, number: number, shownAs: shownAs)
         }
         do {
-            let result = try pipeline.run(
-                bytes, shownAs: shownAs, writingUnchanged: false, keepingReport: keepingReport)
-            entry.result = result
-            return Outcome(entry: entry, output: result.output ?? bytes)
-        } catch let error as ArchiveError {
-            return failure(error, entry: entry, number: number, shownAs: shownAs)
+            let result = try engine.migrate(bytes)
+            entry.record(result, shownAs: shownAs)
+            return Outcome(entry: entry, output: result.data ?? bytes)
         } catch {
             return failure(
-                ArchiveError(.migrationFailed, "the line failed", underlyingError: error), entry: entry, number: number,
-                shownAs: shownAs)
+                ArchiveError.located(error, in: shownAs), entry: entry, number: number, shownAs: shownAs)
         }
     }
 

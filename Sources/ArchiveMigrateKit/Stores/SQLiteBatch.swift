@@ -1,8 +1,8 @@
 import Foundation
 import ModelVersioning
 
-/// `--sqlite FILE --table T --column C`: every row's archive through the one
-/// ``ArchivePipeline``, written back into the same row in its own format and storage class
+/// `--sqlite FILE --table T --column C`: every row's archive through the library's
+/// ``MigrationEngine``, written back into the same row in its own format and storage class
 /// (TEXT stays TEXT, BLOB stays BLOB), a transaction of ``SQLiteColumn/Location/batchSize``
 /// rows (or ``transactionBytes`` of archives) at a time.
 ///
@@ -40,7 +40,7 @@ struct SQLiteBatch {
         var isNull = false
     }
 
-    func run(_ pipeline: ArchivePipeline, report: BatchReport) throws -> ExitStatus {
+    func run(_ engine: MigrationEngine, report: BatchReport) throws -> ExitStatus {
         let store = try SQLiteColumn(location, readOnly: dryRun)
         let database = store.database
         // The total is for the progress line alone, drawn only on a terminal: counting the rows
@@ -58,7 +58,7 @@ struct SQLiteBatch {
         // Only the JSON report lists each row, with its name and its migration report.
         let keepsReports = report.format == .json
         let process: @Sendable (SQLiteColumn.Row) -> Outcome = { row in
-            Self.process(row, keyNames: keyNames, place: place, pipeline: pipeline, keepingReport: keepsReports)
+            Self.process(row, keyNames: keyNames, place: place, engine: engine)
         }
         while !finished {
             var rows = 0
@@ -66,57 +66,57 @@ struct SQLiteBatch {
             var bytes = 0
             var writtenHere = 0
             var failedHere = false
-            // The window being migrated on the other threads while this one reads the next window
-            // and writes the one before.
-            var inFlight: Parallel.Window<Outcome>?
             do {
                 if !dryRun { try database.execute("BEGIN IMMEDIATE", purpose: "start a transaction") }
-                repeat {
-                    var next: [SQLiteColumn.Row] = []
-                    if rows < location.batchSize && bytes < Self.transactionBytes && !finished {
-                        next = try store.rows(
+                // A window migrates on the other threads while this one reads the next window and
+                // writes the one before, until the transaction has its rows or bytes.
+                try Parallel.pipeline(
+                    windows: {
+                        guard rows < location.batchSize, bytes < Self.transactionBytes, !finished else { return nil }
+                        let next = try store.rows(
                             after: lastKey, limit: min(Self.windowRows, location.batchSize - rows),
                             byteLimit: Self.windowBytes, sharingBuffer: true)
-                        if let last = next.last {
-                            lastKey = last.key
-                            rows += next.count
-                            for row in next { bytes += row.value.byteCount }
-                        } else {
+                        guard let last = next.last else {
                             finished = true
+                            return nil
                         }
-                    }
-                    let done = inFlight?.wait()
-                    inFlight = next.isEmpty ? nil : Parallel.Window(next, process)
-                    guard var outcomes = consume done else { continue }
-                    var writes: [SQLiteColumn.Write] = []
-                    // By index, in place: an outcome holds the row's report, too large to copy.
-                    for index in outcomes.indices {
-                        if outcomes[index].isNull { nulls += 1 }
-                        if outcomes[index].entry.error == nil, let output = outcomes[index].output, !dryRun,
-                            !failedHere || location.skipsFailed
-                        {
-                            writes.append(SQLiteColumn.Write(key: outcomes[index].key, value: output))
-                            outcomes[index].output = nil
-                        }
-                        if outcomes[index].entry.error != nil {
-                            if location.skipsFailed {
-                                outcomes[index].entry.skipped = true
-                            } else {
-                                failedHere = true
+                        lastKey = last.key
+                        rows += next.count
+                        for row in next { bytes += row.value.byteCount }
+                        return next
+                    },
+                    work: process,
+                    handle: { done in
+                        var outcomes = done
+                        var writes: [SQLiteColumn.Write] = []
+                        // By index, in place: an outcome holds the row's report, too large to copy.
+                        for index in outcomes.indices {
+                            if outcomes[index].isNull { nulls += 1 }
+                            if outcomes[index].entry.error == nil, let output = outcomes[index].output, !dryRun,
+                                !failedHere || location.skipsFailed
+                            {
+                                writes.append(SQLiteColumn.Write(key: outcomes[index].key, value: output))
+                                outcomes[index].output = nil
                             }
+                            if outcomes[index].entry.error != nil {
+                                if location.skipsFailed {
+                                    outcomes[index].entry.skipped = true
+                                } else {
+                                    failedHere = true
+                                }
+                            }
+                            progress.advance(
+                                changed: outcomes[index].entry.changed, failed: outcomes[index].entry.error != nil)
+                            if keepsReports {
+                                outcomes[index].entry.name = store.describe(outcomes[index].key)
+                            }
+                            report.add(outcomes[index].entry)
                         }
-                        progress.advance(
-                            changed: outcomes[index].entry.changed, failed: outcomes[index].entry.error != nil)
-                        if keepsReports {
-                            outcomes[index].entry.name = store.describe(outcomes[index].key)
-                        }
-                        report.add(outcomes[index].entry)
-                    }
-                    // One UPDATE for the window's new archives.
-                    try store.write(writes)
-                    writtenHere += writes.count
-                    Parallel.releaseElsewhere((consume outcomes, consume writes))
-                } while inFlight != nil
+                        // One UPDATE for the window's new archives.
+                        try store.write(writes)
+                        writtenHere += writes.count
+                        Parallel.releaseElsewhere((consume outcomes, consume writes))
+                    })
                 if !dryRun {
                     if failedHere {
                         try database.execute("ROLLBACK", purpose: "roll back a transaction")
@@ -129,8 +129,7 @@ struct SQLiteBatch {
                 }
             } catch {
                 // The database failed (not an archive): stop, leaving this transaction's rows as
-                // they were (once the window in flight, which only migrates, is done).
-                _ = inFlight?.wait()
+                // they were (the window in flight, which only migrates, is done by then).
                 if database.inTransaction { try? database.execute("ROLLBACK", purpose: "roll back a transaction") }
                 stopped =
                     (error as? ArchiveError) ?? ArchiveError(.io, "\(location.shownAs) failed", underlyingError: error)
@@ -174,9 +173,8 @@ struct SQLiteBatch {
     /// Migrates one row. Its name is built only for a message that says it (``Outcome/entry``'s
     /// name is left empty: the batch names the rows its JSON report lists), and its migration
     /// report is kept only for the JSON report (the text report counts rows).
-    static func process(
-        _ row: SQLiteColumn.Row, keyNames: [String], place: String, pipeline: ArchivePipeline, keepingReport: Bool
-    ) -> Outcome {
+    static func process(_ row: SQLiteColumn.Row, keyNames: [String], place: String, engine: MigrationEngine) -> Outcome
+    {
         func shownAs() -> String { "\(place), row \(SQLiteColumn.describe(row.key, keyNames: keyNames))" }
         var outcome = Outcome(key: row.key, entry: BatchReport.Entry(name: ""))
         let bytes: Data
@@ -196,11 +194,9 @@ struct SQLiteBatch {
             return outcome
         }
         do {
-            var result = try pipeline.run(
-                bytes, shownAs: shownAs(), writingUnchanged: false, keepingReport: keepingReport)
-            let output = result.output.take()
-            if !keepingReport { result.report = nil }
-            outcome.entry.result = result
+            var result = try engine.migrate(bytes)
+            let output = result.data.take()
+            outcome.entry.record(result, shownAs: shownAs())
             guard let output else { return outcome }
             if isText {
                 // TEXT stays TEXT: only text formats can go back into it.
@@ -214,11 +210,8 @@ struct SQLiteBatch {
             } else {
                 outcome.output = .blob(output)
             }
-        } catch let error as ArchiveError {
-            outcome.entry.error = error
-            outcome.entry.result = nil
         } catch {
-            outcome.entry.error = ArchiveError(.migrationFailed, "\(shownAs()) failed", underlyingError: error)
+            outcome.entry.error = ArchiveError.located(error, in: shownAs())
             outcome.entry.result = nil
         }
         return outcome

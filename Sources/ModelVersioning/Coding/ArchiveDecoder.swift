@@ -37,10 +37,12 @@ public struct ArchiveDecoder: Sendable {
     /// Reads `data` (JSON, a property list or an NSKeyedArchiver archive, detected), upgrades it
     /// and decodes a `T` from its root.
     ///
-    /// A plain document (no envelope) whose chain ``DecodingOptions/document`` names declares
-    /// `DocumentStyle.plain(_:)` has its dates and data read in that chain's spellings
-    /// (milliseconds since 1970, say); other documents take ISO 8601 text or seconds since 2001
-    /// for a date and base64 text for data.
+    /// A plain document (no envelope, no typed objects) is migrated with the document chain
+    /// ``DecodingOptions/document`` names or, when it names none, with the registry's only
+    /// document chain (``DocumentChoice``, the rule `archive-migrate` follows too). When that
+    /// chain declares `DocumentStyle.plain(_:)`, the document's dates and data are read in its
+    /// spellings (milliseconds since 1970, say); other documents take ISO 8601 text or seconds
+    /// since 2001 for a date and base64 text for data.
     ///
     /// A JSON archive whose objects are all at their types' current versions, or whose chains
     /// only move keys (rename, add a scalar default, remove, nest into a new container, rename
@@ -125,7 +127,7 @@ public struct ArchiveDecoder: Sendable {
             let pass = MigrationPass(
                 catalog: catalog,
                 options: MigrationOptions(allowsNewerVersions: options.allowsNewerVersions, limits: options.limits))
-            throw pass.explain(error, upgrading: original, document: options.document)
+            throw pass.explain(error, upgrading: original, document: document(for: original))
         }
     }
 
@@ -141,15 +143,25 @@ public struct ArchiveDecoder: Sendable {
             catalog: catalog,
             options: MigrationOptions(
                 allowsNewerVersions: options.allowsNewerVersions, recordsSteps: recordingSteps, limits: options.limits))
-        return try pass.upgrade(&tree, document: options.document)
+        return try pass.upgrade(&tree, document: document(for: tree))
+    }
+
+    /// The document chain of `tree`: the one ``DecodingOptions/document`` names, or for a plain
+    /// document the registry's only one (``DocumentChoice``, as `archive-migrate` chooses).
+    private func document(for tree: ArchiveValue) -> String? {
+        DocumentChoice.name(for: tree, named: options.document, in: registry.catalog)
     }
 
     package func decodeMigrated<T: Decodable>(_ type: T.Type, from tree: ArchiveValue) throws -> T {
         let envelope = try ArchiveEnvelope(tree: tree)
         let root = envelope?.root ?? tree
-        // A plain document's dates and data are read as its chain spells them.
+        // A plain document's dates and data are read as its chain spells them: the chain named,
+        // or the only one (the rule the migration pass followed, ``DocumentChoice``).
         let conventions =
-            envelope == nil ? options.document.flatMap { registry.catalog.document(named: $0)?.style.conventions } : nil
+            envelope == nil
+            ? DocumentChoice.name(for: tree, named: options.document, in: registry.catalog).flatMap {
+                registry.catalog.document(named: $0)?.style.conventions
+            } : nil
         let session = TreeDecodingSession(registry: registry, options: options, root: root, conventions: conventions)
         let decoder = TreeDecoder(session: session, value: root)
         do {

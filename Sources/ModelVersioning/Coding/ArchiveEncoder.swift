@@ -44,7 +44,9 @@ public struct ArchiveEncoder: Sendable {
     /// ``documentStyle``), the chain it is written by.
     public var document: String?
     /// The document version recorded in the envelope, or written at a plain document's version
-    /// path (there, the chain's current version when `nil`).
+    /// path; when `nil`, the current version of ``registry``'s chain named ``document``. An
+    /// archive that names a document always records its version (``stampedDocumentVersion``):
+    /// one without would be read back as the chain's oldest version and migrated again.
     public var documentVersion: Int?
     /// Registered types' information is reused when present; encoding needs no registration
     /// (except for ``readableBy``, whose steps come from the registry's chains and releases).
@@ -106,6 +108,25 @@ public struct ArchiveEncoder: Sendable {
         return chain.style
     }
 
+    /// The document version the archive records: ``documentVersion``, or the current version of
+    /// ``registry``'s chain named ``document``; `nil` when no document is named.
+    ///
+    /// - Throws: ``ArchiveError`` with code `invalidValue` when a document is named but neither
+    ///   a version nor a registry with its chain is given: the archive would carry no version.
+    public var stampedDocumentVersion: Int? {
+        get throws {
+            guard let document else { return nil }
+            if let documentVersion { return documentVersion }
+            guard let chain = registry?.catalog.document(named: document) else {
+                throw ArchiveError(
+                    .invalidValue,
+                    "the archive names the document '\(document)' but no version for it: set documentVersion, or "
+                        + "give the encoder the registry that holds the document's chain (ArchiveEncoder.registry)")
+            }
+            return chain.currentVersion
+        }
+    }
+
     /// The chain of a plain document this encoder writes, if it writes one.
     var plainDocument: DocumentMigrations? {
         guard let document, let chain = registry?.catalog.document(named: document), chain.style != .archive else {
@@ -144,8 +165,8 @@ public struct ArchiveEncoder: Sendable {
             try chain.storeVersion(documentVersion ?? chain.currentVersion, in: &root)
             return root
         }
-        var tree = ArchiveEnvelope(root: try encodeValue(value), document: document, documentVersion: documentVersion)
-            .tree
+        let version = try stampedDocumentVersion
+        var tree = ArchiveEnvelope(root: try encodeValue(value), document: document, documentVersion: version).tree
         if let readableBy {
             guard let registry else {
                 throw ArchiveError(

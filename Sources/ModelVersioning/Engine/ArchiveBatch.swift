@@ -1,11 +1,13 @@
 import Foundation
 
 /// Migrates many archives — files, database rows, lines of a stream, values of a key-value
-/// store — in parallel, with memory that depends on the largest archive rather than on how many
-/// there are; reports progress and stops when its task is cancelled.
+/// store — on every processor, with memory that depends on the largest archive rather than on
+/// how many there are; reports progress and stops when its task is cancelled. Each archive goes
+/// through the ``MigrationEngine``, as `archive-migrate` takes it: the same bytes for the same
+/// archive, the text rewrite of JSON archives whose old objects only move keys included.
 ///
 /// ```swift
-/// let batch = ArchiveBatch(pass: MigrationPass(catalog: registry.catalog))
+/// let batch = try ArchiveBatch(catalog: registry.catalog)
 /// let summary = try await batch.run(urls, data: { url in try Data(contentsOf: url) }) { url, outcome in
 ///     if let upgraded = try outcome.get().data {
 ///         try upgraded.write(to: url, options: .atomic)     // only archives that changed
@@ -14,82 +16,58 @@ import Foundation
 /// print(summary)   // 1,200 of 1,200 archives (1,180 changed, 0 failed), 1,500/s
 /// ```
 ///
-/// The archives are taken from the sequence a few at a time (twice
-/// ``maximumConcurrency``), migrated in parallel, and handed to `each` in the sequence's
-/// order, one at a time; nothing of an archive is kept once `each` returns. Each archive is read
+/// The archives are taken from the sequence a window at a time (a few per processor), migrated
+/// on every processor, and handed to `each` in the sequence's order, one at a time, while the
+/// next window migrates; nothing of an archive is kept once `each` returns. Each archive is read
 /// in its own format, migrated, and — only when the migration changed it — written again in the
-/// same format, markup and layout (``ArchiveDocument``). An archive that fails is handed to
-/// `each` as a failure, and the batch goes on.
+/// same format, markup and layout (``MigrationEngine/Outcome/data``). An archive that fails is
+/// handed to `each` as a failure, and the batch goes on.
 ///
 /// Cancelling the task stops the batch before the next archive is handed over: every archive
 /// handed to `each` before then was handled, none after, and ``run(_:total:data:each:progress:)``
 /// throws `CancellationError`.
 public struct ArchiveBatch: Sendable {
-    /// Migrates one archive's tree in place.
-    public typealias Migration = @Sendable (_ tree: inout ArchiveValue) throws -> MigrationReport
+    /// What the batch did to one archive.
+    public typealias Outcome = MigrationEngine.Outcome
 
-    /// What the batch does to each archive's tree (and, with ``migratesNestedArchives``, to each
-    /// archive nested in it).
-    public var migration: Migration
-    /// How archives are read: limits, markup.
-    public var readingOptions: ArchiveReadingOptions
-    /// Whether archives nested in data values (``NestedArchive``) are migrated too, each with
-    /// ``migration``, and written back inside their archive.
-    public var migratesNestedArchives: Bool
-    /// How many archives are migrated at once (by default, one per active processor).
+    /// The engine every archive goes through: the operation, the document chain, the way down,
+    /// nested archives, the report and how archives are read.
+    public var engine: MigrationEngine
+    /// How many threads migrate archives at once (by default, one per active processor).
     public var maximumConcurrency: Int
 
-    /// A batch that upgrades each archive with `pass`: plain documents with the document chain
-    /// `document` names, archives by their envelopes and objects.
-    public init(
-        pass: MigrationPass, document: String? = nil, readingOptions: ArchiveReadingOptions = .init(),
-        migratesNestedArchives: Bool = false
-    ) {
-        self.init(readingOptions: readingOptions, migratesNestedArchives: migratesNestedArchives) { tree in
-            try pass.upgrade(&tree, document: document)
-        }
+    /// A batch that runs every archive through `engine`.
+    public init(engine: MigrationEngine) {
+        self.engine = engine
+        self.maximumConcurrency = Parallel.processors
     }
 
-    /// A batch that runs `migration` on each archive's tree (a downgrade, a pass with options of
-    /// your own).
+    /// A batch that applies `operation` with `catalog`'s chains (see ``MigrationEngine``); by
+    /// default an upgrade to the current versions with no report, the fastest.
+    ///
+    /// - Throws: What ``MigrationEngine/init(catalog:operation:options:)`` throws.
     public init(
-        readingOptions: ArchiveReadingOptions = .init(), migratesNestedArchives: Bool = false,
-        migration: @escaping Migration
-    ) {
-        self.migration = migration
-        self.readingOptions = readingOptions
-        self.migratesNestedArchives = migratesNestedArchives
-        self.maximumConcurrency = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        catalog: MigrationCatalog, operation: MigrationEngine.Operation = .upgrade,
+        options: MigrationEngine.Options = ArchiveBatch.defaultOptions
+    ) throws {
+        self.init(engine: try MigrationEngine(catalog: catalog, operation: operation, options: options))
     }
 
-    /// What the batch did to one archive.
-    public struct Outcome: Sendable {
-        /// The archive's format, which it is written back in.
-        public var format: ArchiveFormat
-        /// What the migration did to the archive's own tree.
-        public var report: MigrationReport
-        /// What it did to each archive nested in it (with ``migratesNestedArchives``).
-        public var nested: [NestedArchiveMigration]
-        /// Whether anything changed: the archive's tree or an archive nested in it.
-        public var changed: Bool
-        /// The archive's new bytes when it changed; `nil` when it is already as the migration
-        /// leaves it (write nothing back).
-        public var data: Data?
+    /// The engine's defaults, without a report (``MigrationEngine/Reporting/none``): a batch
+    /// counts archives, and JSON archives whose old objects only move keys are then upgraded by
+    /// rewriting their text. Set ``MigrationEngine/Options/reporting`` to see what each
+    /// migration did.
+    public static var defaultOptions: MigrationEngine.Options {
+        var options = MigrationEngine.Options()
+        options.reporting = .none
+        return options
     }
 
     /// Migrates one archive, as the batch does each of them.
     ///
-    /// - Throws: `ArchiveError`: what ``ArchiveDocument/init(data:options:)``, the migration,
-    ///   ``ArchiveDocument/migrateNestedArchives(options:_:)`` or the format's writer throws.
+    /// - Throws: ``ArchiveError``: what ``MigrationEngine/migrate(_:writingUnchanged:)`` throws.
     public func migrate(_ data: Data) throws -> Outcome {
-        var document = try ArchiveDocument(data: data, options: readingOptions)
-        let report = try migration(&document.tree)
-        let nested =
-            migratesNestedArchives ? try document.migrateNestedArchives(options: readingOptions, migration) : []
-        let changed = report.changedTree || nested.contains(where: \.changed)
-        return Outcome(
-            format: document.format, report: report, nested: nested, changed: changed,
-            data: changed ? try document.data() : nil)
+        try engine.migrate(data)
     }
 
     /// Migrates every archive of `archives` (see the type's discussion) and returns the final
@@ -97,14 +75,14 @@ public struct ArchiveBatch: Sendable {
     ///
     /// - Parameters:
     ///   - archives: What to migrate: URLs, row keys, anything `data` turns into an archive's
-    ///     bytes. Taken a few at a time, so a lazy sequence is never held whole.
+    ///     bytes. Taken a window at a time, so a lazy sequence is never held whole.
     ///   - total: How many there are, for ``Progress/estimatedTimeRemaining``; by default the
     ///     sequence's `underestimatedCount` when it is not zero.
     ///   - data: Reads one archive's bytes; called in parallel. What it throws is that archive's
     ///     failure (an `ArchiveError` with code `io` around any other error).
     ///   - each: Called with every archive and its outcome, in the sequence's order, one at a
     ///     time: write the new bytes back here. What it throws ends the batch.
-    ///   - progress: Called after each group of archives has been handed to `each`.
+    ///   - progress: Called after each window of archives has been handed to `each`.
     /// - Throws: `CancellationError` when the task is cancelled, or what `each` throws.
     @discardableResult
     public func run<Archives: Sequence>(
@@ -112,46 +90,48 @@ public struct ArchiveBatch: Sendable {
         each: (Archives.Element, Result<Outcome, ArchiveError>) async throws -> Void,
         progress: (@Sendable (Progress) -> Void)? = nil
     ) async throws -> Progress where Archives.Element: Sendable {
-        let width = max(1, maximumConcurrency) * 2
+        let threads = max(1, maximumConcurrency)
+        let width = max(2, threads) * 2
         let expected = total ?? (archives.underestimatedCount > 0 ? archives.underestimatedCount : nil)
         var state = Progress(total: expected)
         let started = ContinuousClock.now
         var iterator = archives.makeIterator()
+        let engine = self.engine
+        // One window migrates on `threads` helper threads while the one before is handed over;
+        // this task only awaits them (it must not block its thread).
+        var inFlight: (elements: [Archives.Element], window: Parallel.Window<Result<Outcome, ArchiveError>>)?
+        defer { if let inFlight { Parallel.releaseElsewhere(inFlight.window) } }
         while true {
             try Task.checkCancellation()
-            var window: [Archives.Element] = []
-            window.reserveCapacity(width)
-            while window.count < width, let next = iterator.next() {
-                window.append(next)
+            var elements: [Archives.Element] = []
+            elements.reserveCapacity(width)
+            while elements.count < width, let next = iterator.next() {
+                elements.append(next)
             }
-            if window.isEmpty { break }
-            let outcomes = await withTaskGroup(of: (Int, Result<Outcome, ArchiveError>).self) { group in
-                for (index, element) in window.enumerated() {
-                    group.addTask {
-                        guard !Task.isCancelled else {
-                            return (index, .failure(ArchiveError(.io, "cancelled")))
-                        }
-                        return (
-                            index,
-                            Result { try self.migrate(Self.read(element, with: data)) }.mapError(Self.archiveError)
-                        )
+            let done = inFlight
+            inFlight =
+                elements.isEmpty
+                ? nil
+                : (
+                    elements,
+                    Parallel.Window(elements, threads: threads) { element in
+                        Result { try engine.migrate(Self.read(element, with: data)) }.mapError(Self.archiveError)
                     }
-                }
-                var results = [Result<Outcome, ArchiveError>?](repeating: nil, count: window.count)
-                for await (index, result) in group {
-                    results[index] = result
-                }
-                return results
+                )
+            guard let done else {
+                if inFlight == nil { break }
+                continue
             }
-            for (element, outcome) in zip(window, outcomes) {
+            let outcomes = await done.window.outputs()
+            for (element, outcome) in zip(done.elements, outcomes) {
                 // Nothing is handed over once the task is cancelled.
                 try Task.checkCancellation()
-                guard let outcome else { continue }
                 try await each(element, outcome)
                 state.count(outcome)
             }
             state.elapsed = Self.seconds(since: started)
             progress?(state)
+            if inFlight == nil { break }
         }
         state.elapsed = Self.seconds(since: started)
         return state

@@ -22,27 +22,6 @@ struct TextRewriteToolTests {
         return tree.changed ? String(decoding: tree.output, as: UTF8.self) : archive
     }
 
-    @Test("the pipeline rewrites an archive's text only when no one keeps its report")
-    func pipelineRewritesWithoutReports() throws {
-        let catalog = try KeyMovingArchives.catalog()
-        let pass = MigrationPass(catalog: catalog)
-        var pipeline = ArchivePipeline(
-            transform: { tree, document in try pass.upgrade(&tree, document: document) }, documentName: nil,
-            documentChains: [], plainConventions: [:], migratesNested: false)
-        pipeline.textUpgrade = JSONTextRewrite(catalog: catalog, limits: .default)
-        let archive = Data(#"{"$type":"Board","$version":1,"user":"kim","shapes":[]}"#.utf8)
-        let expected = try #require(KeyMovingArchives.treePath(archive, catalog: catalog))
-        // Without a report kept, the rewrite ran (the tree path always leaves one).
-        let rewritten = try pipeline.run(archive, shownAs: "a row", writingUnchanged: false, keepingReport: false)
-        #expect(rewritten.report == nil && rewritten.changed && rewritten.output == expected.output)
-        let tree = try pipeline.run(archive, shownAs: "a row", writingUnchanged: false, keepingReport: true)
-        #expect(tree.report?.changedTree == true && tree.output == expected.output)
-        // What only the tree can do still gets its report.
-        let converted = Data(#"{"$type":"Frame","$version":1,"size":3}"#.utf8)
-        let frame = try pipeline.run(converted, shownAs: "a row", writingUnchanged: false, keepingReport: false)
-        #expect(frame.report != nil && frame.changed)
-    }
-
     @Test("--ndjson: the text report's run and the JSON report's run write the same lines, the tree path's")
     func ndjsonLines() throws {
         let scratch = try ScratchFolder()

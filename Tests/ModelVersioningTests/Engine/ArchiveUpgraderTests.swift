@@ -17,7 +17,7 @@ struct ArchiveUpgraderTests {
     func generatedArchives() throws {
         let catalog = try KeyMovingArchives.catalog()
         let rewriter = JSONTextRewrite(catalog: catalog, limits: .default)
-        let upgrader = ArchiveUpgrader(catalog: catalog)
+        let upgrader = try ArchiveUpgrader(catalog: catalog)
         var generator = ArchiveTextGenerator(seed: 0x5EED_0001)
         var rewritten = 0
         var rewrittenChanged = 0
@@ -60,7 +60,7 @@ struct ArchiveUpgraderTests {
     @Test("a small archive comes out as the tree writes it, compact or pretty-printed")
     func knownOutput() throws {
         let catalog = try KeyMovingArchives.catalog()
-        let upgrader = ArchiveUpgrader(catalog: catalog)
+        let upgrader = try ArchiveUpgrader(catalog: catalog)
         let compact = Data(
             #"{"$type":"Shape","$version":1,"id":7,"name":"a \u00e9","x":1.50,"y":-0,"legacy":[1,{"k":2}],"tags":["a"]}"#
                 .utf8)
@@ -106,7 +106,7 @@ struct ArchiveUpgraderTests {
         let catalog = try KeyMovingArchives.catalog()
         let data = Data(text.utf8)
         #expect(JSONTextRewrite(catalog: catalog, limits: .default).upgrade(data) == nil)
-        let upgrader = ArchiveUpgrader(catalog: catalog)
+        let upgrader = try ArchiveUpgrader(catalog: catalog)
         if let tree = KeyMovingArchives.treePath(data, catalog: catalog) {
             let result = try upgrader.upgrade(data)
             #expect(!result.rewroteText && result.changed == tree.changed)
@@ -130,7 +130,7 @@ struct ArchiveUpgraderTests {
                 steps: [MigrationStep(from: 1, to: 2, rules: [.rename("a", to: "b")])]),
         ])
         let rewriter = JSONTextRewrite(catalog: catalog, limits: .default)
-        let upgrader = ArchiveUpgrader(catalog: catalog)
+        let upgrader = try ArchiveUpgrader(catalog: catalog)
         for text in [
             "{\n  \"$type\": \"Gauge\",\n  \"$version\": 1\n}\n", #"{"$type":"\u212Aite","$version":1,"a":1}"#,
             "{\"$type\":\"\u{212A}ite\",\"$version\":1,\"a\":1}",
@@ -150,7 +150,7 @@ struct ArchiveUpgraderTests {
     func deepDroppedValue() throws {
         var limits = ArchiveLimits.default
         limits.maxDepth = 100_000
-        let upgrader = ArchiveUpgrader(
+        let upgrader = try ArchiveUpgrader(
             catalog: try KeyMovingArchives.catalog(), options: ArchiveReadingOptions(limits: limits))
         let deep = String(repeating: "[", count: 20_000) + String(repeating: "]", count: 20_000)
         let data = Data(#"{"$type":"Shape","$version":1,"id":1,"name":"a","x":1,"y":2,"legacy":\#(deep)}"#.utf8)
@@ -164,11 +164,11 @@ struct ArchiveUpgraderTests {
     @Test("one upgrader on many threads at once gives each archive its own result")
     func concurrentUse() async throws {
         let catalog = try KeyMovingArchives.catalog()
-        let upgrader = ArchiveUpgrader(catalog: catalog)
+        let upgrader = try ArchiveUpgrader(catalog: catalog)
         var generator = ArchiveTextGenerator(seed: 0x5EED_0002)
         let archives = (0..<400).map { _ in Data(generator.document().utf8) }
         let expected = archives.map { data in KeyMovingArchives.treePath(data, catalog: catalog) }
-        try await withThrowingTaskGroup(of: (Int, ArchiveUpgrader.Result?).self) { group in
+        try await withThrowingTaskGroup(of: (Int, ArchiveUpgrader.UpgradedArchive?).self) { group in
             for (index, data) in archives.enumerated() {
                 group.addTask { (index, try? upgrader.upgrade(data)) }
             }
@@ -182,5 +182,33 @@ struct ArchiveUpgraderTests {
             }
             #expect(rewritten > archives.count / 2)
         }
+    }
+}
+
+@Suite("MigrationEngine: the text rewrite and the tree")
+struct MigrationEngineRewriteTests {
+    static func engine(_ catalog: MigrationCatalog, reporting: MigrationEngine.Reporting) throws -> MigrationEngine {
+        var options = MigrationEngine.Options()
+        options.reporting = reporting
+        return try MigrationEngine(catalog: catalog, options: options)
+    }
+
+    @Test("an archive's text is rewritten only when no report is asked for, to the tree path's bytes")
+    func rewritesWithoutReports() throws {
+        let catalog = try KeyMovingArchives.catalog()
+        let archive = Data(#"{"$type":"Board","$version":1,"user":"kim","shapes":[]}"#.utf8)
+        let expected = try #require(KeyMovingArchives.treePath(archive, catalog: catalog))
+        let rewritten = try Self.engine(catalog, reporting: .none).migrate(archive)
+        #expect(rewritten.rewroteText && rewritten.report == nil && rewritten.changed)
+        #expect(rewritten.data == expected.output)
+        for reporting in [MigrationEngine.Reporting.counts, .everyObject] {
+            let tree = try Self.engine(catalog, reporting: reporting).migrate(archive)
+            #expect(!tree.rewroteText && tree.report?.changedTree == true && tree.data == expected.output)
+        }
+        // What only the tree can do goes through the tree, even without a report.
+        let converted = Data(#"{"$type":"Frame","$version":1,"size":3}"#.utf8)
+        let frame = try Self.engine(catalog, reporting: .none).migrate(converted)
+        #expect(!frame.rewroteText && frame.changed && frame.report == nil)
+        #expect(frame.data == KeyMovingArchives.treePath(converted, catalog: catalog)?.output)
     }
 }

@@ -114,7 +114,7 @@ final class DirectJSONEncoder {
         defer { encoder.levelEncoders = [] }
         do {
             try encoder.writeEnvelope(
-                value, document: archiveEncoder.document, documentVersion: archiveEncoder.documentVersion)
+                value, document: archiveEncoder.document, documentVersion: try archiveEncoder.stampedDocumentVersion)
         } catch {
             return nil
         }
