@@ -307,6 +307,14 @@ private enum WritingForOlderReleases {
         try MigrationPass(catalog: catalog).downgrade(&tree, toRelease: "1.0")
     }
 
+    // "The bytes the release wrote"
+    static let keyOrdered: AppRelease = {
+        let release = AppRelease(
+            "1.0", documentVersion: 1, types: ["Rectangle": .version(1, archivedAs: "Rect")],
+            keyOrders: ["Rectangle": ["x", "y", "w", "h", "style"]])
+        return release
+    }()
+
     // "Types a release did not have"
     static let rounded = TypeMigrations(
         typeName: "RoundedRectangle", currentVersion: 1,

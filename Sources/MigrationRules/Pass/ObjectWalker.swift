@@ -377,7 +377,12 @@ struct ObjectWalker {
             guard let release, release.isAbsent[index] else {
                 guard let to = targetVersions[index] else { return }
                 try downgrade(&object, chain: index, from: from, to: to)
-                if let name = release?.archivedNames[index], object.typeName != name { object.typeName = name }
+                if let release {
+                    if let name = release.archivedNames[index], object.typeName != name { object.typeName = name }
+                    // The keys in the order the release wrote them, so that its own archive comes back byte
+                    // for byte.
+                    if object.version == to, let order = release.keyOrders[index] { order.apply(to: &object.fields) }
+                }
                 return
             }
             // The release did not have the type.
