@@ -222,16 +222,16 @@ private enum ReadingLegacyArchives {
         var count: Int
         var nestedName: String
 
-        static let modelVersion = 1
+        static let modelVersion = 2
         static let migrationSteps = [
             MigrationStep(
-                from: 0, to: 1,
+                from: 1, to: 2, name: "Codable: properties instead of Mantle's archived externalRepresentation",
                 rules: [
+                    .scoped("externalRepresentation", [.convert("count", .stringToInt)]),
                     .move("externalRepresentation.username", to: "name"),
                     .move("externalRepresentation.count", to: "count"),
-                    .convert("count", .stringToInt),
                     .move("externalRepresentation.nested.name", to: "nestedName"),
-                    .remove("externalRepresentation"),
+                    .remove("externalRepresentation", restoring: ["nested": [:]]),
                 ])
         ]
     }
@@ -763,18 +763,25 @@ struct DocumentationExampleTests {
         }
     }
 
-    @Test("ReadingLegacyArchives.md, Mantle: a pre-0.3 archive is upgraded by the step")
+    @Test("ReadingLegacyArchives.md, Mantle: Mantle's own pre-0.3 archive opens as Mantle's test expects")
     func mantle() throws {
-        let data = try Data(
-            contentsOf: Repository.url(
-                "Fixtures/nskeyedarchiver/mantle/mtl-test-model-v0-external-representation.plist"))
+        let data = try Data(contentsOf: Repository.url("Fixtures/archives/Mantle/MTLTestModel-OldArchive.plist"))
 
         typealias MTLTestModel = ReadingLegacyArchives.MTLTestModel
 
         let registry = try ModelRegistry([MTLTestModel.self])
         let model = try ArchiveDecoder(registry: registry).decode(MTLTestModel.self, from: data)
+        // MTLTestModel(name: "foobar", count: 5, nestedName: "fuzzbuzz")
 
-        #expect(!model.name.isEmpty && !model.nestedName.isEmpty)
+        #expect(model.name == "foobar" && model.count == 5 && model.nestedName == "fuzzbuzz")
+        // The article's rules file is the same chain.
+        let rules = try MigrationCatalog(
+            rulesFile: try ArchiveFormat.json.read(
+                try Data(contentsOf: Repository.url("Fixtures/archives/Mantle/MTLTestModel.rules.json")),
+                options: ArchiveReadingOptions(markup: .plain)))
+        #expect(
+            rules.migrations(forTypeName: "MTLTestModel")?.steps.map(\.rules.description)
+                == registry.catalog.migrations(forTypeName: "MTLTestModel")?.steps.map(\.rules.description))
     }
 
     @Test("HandlingUntrustedArchives.md, Limits: too deep is refused with the limit and the path")
