@@ -152,6 +152,29 @@ private enum VersioningAModel {
 
 extension VersioningAModel.Point: VersionedModel {}
 
+// "Inherit through the superclass coder": a hierarchy declared as the registry requires (a
+// namespace of its own, the article's `Shape` is a class there).
+private enum VersioningAModelHierarchy {
+    class Shape: VersionedModel {
+        class var archiveTypeName: String { String(describing: self) }
+        class var archiveTypeAliases: [String] { [] }
+        class var modelVersion: Int { 1 }
+        class var migrationSteps: [MigrationStep] { [] }
+        class var unversionedVersion: Int? { nil }
+        class var encodingBehaviors: [String: EncodingBehavior] { [:] }
+        class var allowedTypes: [String: [any VersionedModel.Type]] { [:] }
+        class var downgradeFallback: DowngradeFallback? { nil }
+    }
+
+    final class Rectangle: Shape {
+        override class var archiveTypeAliases: [String] { ["Rect"] }  // archives of the old class name open
+        override class var modelVersion: Int { 2 }
+        override class var migrationSteps: [MigrationStep] {
+            [MigrationStep(from: 1, to: 2, rules: [.renameType(from: "Rect", to: "Rectangle")])]
+        }
+    }
+}
+
 // MARK: - ModelVersioning.docc/WritingAMigration.md
 
 private enum WritingAMigration {
@@ -585,6 +608,16 @@ struct DocumentationExampleTests {
         drawing.focus = outside
         let tree = try ArchiveEncoder().encodeValue(drawing)
         #expect(tree.objectValue?.fields["focus"] == nil)
+    }
+
+    @Test("VersioningAModel.md, Inherit through the superclass coder: the subclass's alias is read")
+    func hierarchy() throws {
+        typealias Shape = VersioningAModelHierarchy.Shape
+        typealias Rectangle = VersioningAModelHierarchy.Rectangle
+        let registry = try ModelRegistry([Shape.self, Rectangle.self])
+        #expect(registry.type(named: "Rect") == Rectangle.self)
+        let old = Data(#"{"$type": "Rect", "$version": 1}"#.utf8)
+        #expect(try ArchiveDecoder(registry: registry).decode(Shape.self, from: old) is Rectangle)
     }
 
     @Test("VersioningAModel.md, Keep object identity: a weak parent comes back")

@@ -42,6 +42,17 @@ class Rectangle: Shape {
 
     var area: Double { size.width * size.height }
 
+    // The versioning requirements as `class var`s: the registry refuses a subclass of a class that
+    // leaves one to its default.
+    class var archiveTypeName: String { String(describing: self) }
+    class var archiveTypeAliases: [String] { [] }
+    class var modelVersion: Int { 1 }
+    class var migrationSteps: [MigrationStep] { [] }
+    class var unversionedVersion: Int? { nil }
+    class var encodingBehaviors: [String: EncodingBehavior] { [:] }
+    class var allowedTypes: [String: [any VersionedModel.Type]] { [:] }
+    class var downgradeFallback: DowngradeFallback? { nil }
+
     private enum CodingKeys: String, CodingKey {
         case origin, size
     }
