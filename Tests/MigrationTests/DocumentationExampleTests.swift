@@ -152,6 +152,29 @@ private enum VersioningAModel {
 
 extension VersioningAModel.Point: VersionedModel {}
 
+// "Inherit through the superclass coder": a hierarchy declared as the registry requires (a
+// namespace of its own, the article's `Shape` is a class there).
+private enum VersioningAModelHierarchy {
+    class Shape: VersionedModel {
+        class var archiveTypeName: String { String(describing: self) }
+        class var archiveTypeAliases: [String] { [] }
+        class var modelVersion: Int { 1 }
+        class var migrationSteps: [MigrationStep] { [] }
+        class var unversionedVersion: Int? { nil }
+        class var encodingBehaviors: [String: EncodingBehavior] { [:] }
+        class var allowedTypes: [String: [any VersionedModel.Type]] { [:] }
+        class var downgradeFallback: DowngradeFallback? { nil }
+    }
+
+    final class Rectangle: Shape {
+        override class var archiveTypeAliases: [String] { ["Rect"] }  // archives of the old class name open
+        override class var modelVersion: Int { 2 }
+        override class var migrationSteps: [MigrationStep] {
+            [MigrationStep(from: 1, to: 2, rules: [.renameType(from: "Rect", to: "Rectangle")])]
+        }
+    }
+}
+
 // MARK: - ModelVersioning.docc/WritingAMigration.md
 
 private enum WritingAMigration {
@@ -222,16 +245,16 @@ private enum ReadingLegacyArchives {
         var count: Int
         var nestedName: String
 
-        static let modelVersion = 1
+        static let modelVersion = 2
         static let migrationSteps = [
             MigrationStep(
-                from: 0, to: 1,
+                from: 1, to: 2, name: "Codable: properties instead of Mantle's archived externalRepresentation",
                 rules: [
+                    .scoped("externalRepresentation", [.convert("count", .stringToInt)]),
                     .move("externalRepresentation.username", to: "name"),
                     .move("externalRepresentation.count", to: "count"),
-                    .convert("count", .stringToInt),
                     .move("externalRepresentation.nested.name", to: "nestedName"),
-                    .remove("externalRepresentation"),
+                    .remove("externalRepresentation", restoring: ["nested": [:]]),
                 ])
         ]
     }
@@ -306,6 +329,14 @@ private enum WritingForOlderReleases {
         let catalog = try MigrationCatalog(types: chains, documents: [sketch], releases: releases)
         try MigrationPass(catalog: catalog).downgrade(&tree, toRelease: "1.0")
     }
+
+    // "The bytes the release wrote"
+    static let keyOrdered: AppRelease = {
+        let release = AppRelease(
+            "1.0", documentVersion: 1, types: ["Rectangle": .version(1, archivedAs: "Rect")],
+            keyOrders: ["Rectangle": ["x", "y", "w", "h", "style"]])
+        return release
+    }()
 
     // "Types a release did not have"
     static let rounded = TypeMigrations(
@@ -579,6 +610,16 @@ struct DocumentationExampleTests {
         #expect(tree.objectValue?.fields["focus"] == nil)
     }
 
+    @Test("VersioningAModel.md, Inherit through the superclass coder: the subclass's alias is read")
+    func hierarchy() throws {
+        typealias Shape = VersioningAModelHierarchy.Shape
+        typealias Rectangle = VersioningAModelHierarchy.Rectangle
+        let registry = try ModelRegistry([Shape.self, Rectangle.self])
+        #expect(registry.type(named: "Rect") == Rectangle.self)
+        let old = Data(#"{"$type": "Rect", "$version": 1}"#.utf8)
+        #expect(try ArchiveDecoder(registry: registry).decode(Shape.self, from: old) is Rectangle)
+    }
+
     @Test("VersioningAModel.md, Keep object identity: a weak parent comes back")
     func keepObjectIdentity() throws {
         let tree = VersioningAModel.Node(children: [VersioningAModel.Node(children: [])])
@@ -755,18 +796,25 @@ struct DocumentationExampleTests {
         }
     }
 
-    @Test("ReadingLegacyArchives.md, Mantle: a pre-0.3 archive is upgraded by the step")
+    @Test("ReadingLegacyArchives.md, Mantle: Mantle's own pre-0.3 archive opens as Mantle's test expects")
     func mantle() throws {
-        let data = try Data(
-            contentsOf: Repository.url(
-                "Fixtures/nskeyedarchiver/mantle/mtl-test-model-v0-external-representation.plist"))
+        let data = try Data(contentsOf: Repository.url("Fixtures/archives/Mantle/MTLTestModel-OldArchive.plist"))
 
         typealias MTLTestModel = ReadingLegacyArchives.MTLTestModel
 
         let registry = try ModelRegistry([MTLTestModel.self])
         let model = try ArchiveDecoder(registry: registry).decode(MTLTestModel.self, from: data)
+        // MTLTestModel(name: "foobar", count: 5, nestedName: "fuzzbuzz")
 
-        #expect(!model.name.isEmpty && !model.nestedName.isEmpty)
+        #expect(model.name == "foobar" && model.count == 5 && model.nestedName == "fuzzbuzz")
+        // The article's rules file is the same chain.
+        let rules = try MigrationCatalog(
+            rulesFile: try ArchiveFormat.json.read(
+                try Data(contentsOf: Repository.url("Fixtures/archives/Mantle/MTLTestModel.rules.json")),
+                options: ArchiveReadingOptions(markup: .plain)))
+        #expect(
+            rules.migrations(forTypeName: "MTLTestModel")?.steps.map(\.rules.description)
+                == registry.catalog.migrations(forTypeName: "MTLTestModel")?.steps.map(\.rules.description))
     }
 
     @Test("HandlingUntrustedArchives.md, Limits: too deep is refused with the limit and the path")

@@ -52,6 +52,17 @@ package class Rectangle: Shape {
 
     package var area: Double { size.width * size.height }
 
+    // The versioning requirements as `class var`s: the registry refuses a subclass of a class that
+    // leaves one to its default.
+    package class var archiveTypeName: String { String(describing: self) }
+    package class var archiveTypeAliases: [String] { [] }
+    package class var modelVersion: Int { 1 }
+    package class var migrationSteps: [MigrationStep] { [] }
+    package class var unversionedVersion: Int? { nil }
+    package class var encodingBehaviors: [String: EncodingBehavior] { [:] }
+    package class var allowedTypes: [String: [any VersionedModel.Type]] { [:] }
+    package class var downgradeFallback: DowngradeFallback? { nil }
+
     private enum CodingKeys: String, CodingKey {
         case origin, size
     }

@@ -13,8 +13,8 @@ import ModelVersioning
 /// archived it as `"SketchApp.Rect"` (v1): that name is an alias.
 ///
 /// The superclass of ``RoundedRectangle``, which archives these keys through
-/// `superEncoder()` (Objective-C's `[super encodeWithCoder:]`). The versioning requirements are
-/// `class var`s so that the subclass can override them.
+/// `superEncoder()` (Objective-C's `[super encodeWithCoder:]`). Every versioning requirement is
+/// a `class var` so that the subclass can override it.
 ///
 /// ```swift
 /// let frame = Rectangle(origin: Point(x: 0, y: 0), size: Size(width: 320, height: 240),
@@ -61,6 +61,20 @@ public class Rectangle: SketchShape {
     /// None: rectangles exist in every release. A `class var` so that ``RoundedRectangle``
     /// can declare its own.
     public class var downgradeFallback: DowngradeFallback? { nil }
+
+    /// The class name, so that ``RoundedRectangle`` is archived under its own. Like the other
+    /// requirements below, declared here as a `class var` only so that a subclass can override
+    /// it: the registry refuses a subclass of a class that leaves one to its default.
+    public class var archiveTypeName: String { String(describing: self) }
+
+    /// Every key is archived.
+    public class var encodingBehaviors: [String: EncodingBehavior] { [:] }
+
+    /// No allow lists.
+    public class var allowedTypes: [String: [any VersionedModel.Type]] { [:] }
+
+    /// Every archive of a rectangle has a version.
+    public class var unversionedVersion: Int? { nil }
 
     private enum CodingKeys: String, CodingKey {
         case origin, size, style

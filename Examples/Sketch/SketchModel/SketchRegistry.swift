@@ -40,7 +40,8 @@ public enum SketchRegistry {
         ])
 
     /// What every shipped release wrote, oldest first: the declaration `History.md`'s table is
-    /// checked against, and what `downgrade --to 1.1` writes.
+    /// checked against, and what `downgrade --to 1.1` writes — each object's keys in the order
+    /// the release wrote them (the schema snapshots in `Fixtures/schemas` list the same keys).
     public static let releases = ReleaseManifest(
         document: documentName,
         releases: [
@@ -50,6 +51,11 @@ public enum SketchRegistry {
                     "Drawing": 1, "Circle": 1, "Rectangle": .version(1, archivedAs: "Rect"),
                     "RoundedRectangle": .absent,
                     "Style": 1, "Model": 1,
+                ],
+                keyOrders: [
+                    "Drawing": ["title", "meta.author", "meta.created", "shapes", "models"],
+                    "Circle": ["x", "y", "r", "style"], "Rectangle": KeyOrders.rect, "Style": ["color"],
+                    "Model": ["name", "type", "rect", "flag", "kind", "para"],
                 ]),
             AppRelease(
                 "1.1", documentVersion: 2,
@@ -57,14 +63,41 @@ public enum SketchRegistry {
                     "Drawing": 2, "Circle": 2, "Rectangle": .version(1, archivedAs: "Rect"),
                     "RoundedRectangle": .absent,
                     "Style": 2, "Model": 2,
+                ],
+                keyOrders: [
+                    "Drawing": ["title", "meta.author", "meta.created", "canvasColor", "shapes", "models"],
+                    "Circle": ["center", "r", "style"], "Rectangle": KeyOrders.rect, "Style": KeyOrders.style,
+                    "Model": KeyOrders.modelV2,
                 ]),
             AppRelease(
                 "1.2", documentVersion: 3,
-                types: ["Drawing": 3, "Circle": 3, "Rectangle": 2, "RoundedRectangle": 1, "Style": 2, "Model": 2]),
+                types: ["Drawing": 3, "Circle": 3, "Rectangle": 2, "RoundedRectangle": 1, "Style": 2, "Model": 2],
+                keyOrders: [
+                    "Drawing": ["title", "author", "created", "canvasColor", "shapes", "models"],
+                    "Circle": KeyOrders.circle, "Rectangle": KeyOrders.rectangle,
+                    "RoundedRectangle": KeyOrders.roundedRectangle, "Style": KeyOrders.style,
+                    "Model": KeyOrders.modelV2,
+                ]),
             AppRelease(
                 "2.0", documentVersion: 4,
-                types: ["Drawing": 4, "Circle": 3, "Rectangle": 2, "RoundedRectangle": 1, "Style": 2, "Model": 3]),
+                types: ["Drawing": 4, "Circle": 3, "Rectangle": 2, "RoundedRectangle": 1, "Style": 2, "Model": 3],
+                keyOrders: [
+                    "Drawing": ["title", "author", "canvasColor", "created", "shapes", "models", "focus"],
+                    "Circle": KeyOrders.circle, "Rectangle": KeyOrders.rectangle,
+                    "RoundedRectangle": KeyOrders.roundedRectangle, "Style": KeyOrders.style,
+                    "Model": ["name", "category", "rect", "flag", "kind", "tags"],
+                ]),
         ])
+
+    /// Key orders several releases share.
+    private enum KeyOrders {
+        static let rect = ["x", "y", "w", "h", "style"]
+        static let rectangle = ["origin", "size", "style"]
+        static let roundedRectangle = ["cornerRadius", "super.origin", "super.size", "super.style"]
+        static let circle = ["center", "radius", "style"]
+        static let style = ["stroke", "width"]
+        static let modelV2 = ["name", "category", "rect", "flag", "kind", "para"]
+    }
 
     /// Builds the registry of ``types``, ``document`` and ``releases``.
     ///

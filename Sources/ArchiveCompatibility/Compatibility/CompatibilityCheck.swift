@@ -305,7 +305,8 @@ public struct CompatibilityCheck: Sendable {
                     do {
                         let url = try FixtureCoverage.record(
                             gap, into: fixtures, catalog: registry.catalog, schemas: schemas, today: today,
-                            seed: laws?.seed ?? LawOptions.defaultSeed)
+                            seed: laws?.seed ?? LawOptions.defaultSeed,
+                            registry: registry.types.isEmpty ? nil : registry)
                         items.append(
                             CheckReport.Item(
                                 category: .fixtureCoverage, subject: subject, outcome: .recorded, file: relative(url),
@@ -348,6 +349,8 @@ public struct CompatibilityCheck: Sendable {
                     category: .law, subject: result.subject, outcome: .passed, file: file, detail: text)
             case .skipped(let reason):
                 return CheckReport.Item(category: .law, subject: result.subject, outcome: .skipped(reason), file: file)
+            case .cannotGenerate(let reason):
+                return CheckReport.Item(category: .law, subject: result.subject, outcome: .failed([reason]), file: file)
             case .failed(let violation):
                 return CheckReport.Item(
                     category: .law, subject: result.subject, outcome: .failed(violation.lines(replay: command)),

@@ -119,12 +119,14 @@ public struct FixtureCoverage: Sendable {
     ///   - today: Today's schemas of the registered types (none for a rules file alone: today's
     ///     snapshots are used).
     ///   - seed: The seed the object is generated from.
+    ///   - registry: Today's Swift types: a generated object is written only once it upgrades
+    ///     and opens as today's type, so that a recorded fixture never fails the check.
     /// - Returns: The file written.
-    /// - Throws: `ArchiveError` when no object can be generated or downgraded to the version, or
-    ///   the file cannot be written.
+    /// - Throws: `ArchiveError` when no object can be generated, downgraded to the version and
+    ///   opened again, or the file cannot be written.
     public static func record(
         _ gap: Gap, into directory: URL, catalog: MigrationCatalog, schemas: SchemaStore?, today: [ModelSchema],
-        seed: UInt64 = LawOptions.defaultSeed
+        seed: UInt64 = LawOptions.defaultSeed, registry: ModelRegistry? = nil
     ) throws -> URL {
         let set = SchemaSet(catalog: catalog, store: schemas, today: today)
         guard let (chain, schema) = set.today(named: gap.typeName) else {
@@ -149,6 +151,9 @@ public struct FixtureCoverage: Sendable {
                         try pass.downgrade(&tree, to: DowngradeTarget(typeVersions: [chain.typeName: gap.version]))
                     }
                 }
+                if let registry, let type = registry.type(named: chain.typeName) {
+                    try opensToday(tree, as: type, registry: registry, pass: pass)
+                }
                 let url = directory.appendingPathComponent(chain.typeName).appendingPathComponent("v\(gap.version)")
                     .appendingPathComponent("generated.json")
                 do {
@@ -172,5 +177,17 @@ public struct FixtureCoverage: Sendable {
             .migrationFailed,
             "cannot record a fixture of \(gap.typeName) v\(gap.version): no generated object could be written for it"
                 + (lastError.map { " (\($0))" } ?? ""))
+    }
+
+    /// Throws unless `tree` upgrades and decodes as today's `type`, as the check will open it.
+    private static func opensToday(
+        _ tree: ArchiveValue, as type: any VersionedModel.Type, registry: ModelRegistry, pass: MigrationPass
+    ) throws {
+        var upgraded = tree
+        try pass.upgrade(&upgraded)
+        func open<M: VersionedModel>(_ type: M.Type) throws {
+            _ = try ArchiveDecoder(registry: registry).decodeMigrated(M.self, from: upgraded)
+        }
+        try open(type)
     }
 }

@@ -146,7 +146,12 @@ struct ArchiveGenerator {
                 try fill(&fields, with: nested.properties, in: schema, depth: depth + 1)
                 return .dictionary(fields)
             case .enum:
-                guard !nested.cases.isEmpty else { throw Failure(description: "the enum \(name) has no cases") }
+                guard !nested.cases.isEmpty else {
+                    throw Failure(
+                        description: nested.listsEveryCase
+                            ? "the enum \(name) has no cases" : Self.unlistedCases(name, holder: schema.typeName))
+                }
+                // Only values the type holds: every case, or the samples of an enum that lists none.
                 return random.pick(nested.cases).value
             case .value:
                 return try value(
@@ -166,6 +171,12 @@ struct ArchiveGenerator {
             )
         }
         return try object(today, archivedAs: chain.typeName, depth: depth + 1)
+    }
+
+    /// Why objects holding the enum `name` cannot be generated: it lists no case to pick.
+    static func unlistedCases(_ name: String, holder: String) -> String {
+        "\(name) (in \(holder)) is an enum whose cases the law check cannot know, so it cannot generate a value "
+            + "of it: make \(name) CaseIterable, or conform it to SchemaSampleProviding"
     }
 
     // MARK: Primitives

@@ -80,6 +80,10 @@ public struct LawReport: Sendable, Hashable, CustomStringConvertible {
         /// Not checked, with the reason.
         case skipped(String)
         case failed(LawViolation)
+        /// Not checked because no object can be generated without making a value a type cannot
+        /// hold (an enum that lists no case): the line says which type and the fix. A failure:
+        /// the check reports it before any law runs.
+        case cannotGenerate(String)
     }
 
     /// One type and version: `Model v1 → v3` (an older version and its way to today), or
@@ -120,13 +124,23 @@ public struct LawReport: Sendable, Hashable, CustomStringConvertible {
 
     /// The results that failed.
     public var failures: [VersionResult] {
-        results.filter { if case .failed = $0.outcome { return true } else { return false } }
+        results.filter {
+            switch $0.outcome {
+            case .failed, .cannotGenerate: return true
+            case .passed, .skipped: return false
+            }
+        }
     }
 
     /// `laws: 6 types, 15 versions, 100 generated objects per type and version (1500 in all, 2400 runs through the laws), seed 1, 2.10 s`.
     public var summary: String {
         let types = Set(results.map(\.typeName)).count
-        let checked = results.filter { if case .skipped = $0.outcome { return false } else { return true } }.count
+        let checked = results.filter {
+            switch $0.outcome {
+            case .skipped, .cannotGenerate: return false
+            case .passed, .failed: return true
+            }
+        }.count
         return "laws: \(types) type\(types == 1 ? "" : "s"), \(checked) version\(checked == 1 ? "" : "s"), "
             + "\(objectsPerVersion) generated objects per type and version (\(objectCount) in all, \(runCount) runs "
             + "through the laws), seed \(seed), " + String(format: "%.2f s", seconds)
@@ -138,6 +152,7 @@ public struct LawReport: Sendable, Hashable, CustomStringConvertible {
             switch result.outcome {
             case .passed(let text): lines.append("ok        \(result.subject) — \(text)")
             case .skipped(let reason): lines.append("skipped   \(result.subject) — \(reason)")
+            case .cannotGenerate(let reason): lines.append("FAILED    \(result.subject) — \(reason)")
             case .failed(let violation):
                 lines.append("FAILED    \(result.subject)")
                 lines += violation.lines(replay: nil).map { "          " + $0 }

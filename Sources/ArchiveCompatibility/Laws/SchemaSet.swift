@@ -47,6 +47,20 @@ struct SchemaSet: Sendable {
         return (chain, schema)
     }
 
+    /// The line that says why `chain`'s objects cannot be generated: one of its schemas holds an
+    /// enum that lists no case to pick (not `CaseIterable`, no `SchemaSampleProviding` sample);
+    /// `nil` when every enum it holds can be generated.
+    func unlistedEnum(of chain: TypeMigrations) -> String? {
+        for (version, schema) in (schemas[chain.typeName] ?? [:]).sorted(by: { $0.key < $1.key }) {
+            if let nested = schema.nestedTypes.first(where: {
+                $0.kind == .enum && !$0.listsEveryCase && $0.cases.isEmpty
+            }) {
+                return ArchiveGenerator.unlistedCases(nested.name, holder: "\(schema.typeName) v\(version)")
+            }
+        }
+        return nil
+    }
+
     /// Whether `name` is a model's: a name of a chain.
     func isModel(_ name: String) -> Bool {
         catalog.migrations(forTypeName: name) != nil

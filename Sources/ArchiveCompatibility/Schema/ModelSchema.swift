@@ -165,6 +165,10 @@ public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible 
             entry["properties"] = .array(type.properties.map { Self.entry($0, nested: true) })
         case .enum:
             entry["cases"] = .array(type.cases.map { ["name": .string($0.name), "value": $0.value] })
+            if !type.listsEveryCase {
+                entry["everyCase"] = false
+                if let valueType = type.valueType { entry["valueType"] = .string(valueType) }
+            }
         case .value:
             entry["valueType"] = .string(type.valueType ?? "")
         }
@@ -208,6 +212,7 @@ public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible 
                 type.cases.append(NestedType.Case(name: caseName, value: value))
             }
             type.valueType = entry["valueType"]?.stringValue
+            type.listsEveryCase = entry["everyCase"]?.boolValue ?? true
             nestedTypes.append(type)
         }
         self.init(

@@ -45,25 +45,40 @@ extension ModelSchema {
         public var kind: Kind
         /// The keys of a struct or class, in the order its initializer reads them.
         public var properties: [Property]
-        /// The cases of an enum.
+        /// The cases of an enum: every case, or only samples (see ``listsEveryCase``).
         public var cases: [Case]
-        /// The type of a ``Kind/value`` type's single value.
+        /// The type of a ``Kind/value`` type's single value; for an enum that does not list every
+        /// case, the type of its raw value when it has one (`Int`).
         public var valueType: String?
+        /// Whether ``cases`` lists every case of an enum (it is `CaseIterable`). An enum the probe
+        /// cannot enumerate lists only its `SchemaSampleProviding` sample, or nothing: then the
+        /// values it can hold are unknown, the law check generates only the samples (and asks
+        /// for `CaseIterable` when there are none), and a change of its cases goes unnoticed.
+        public var listsEveryCase: Bool
 
         public init(
-            name: String, kind: Kind, properties: [Property] = [], cases: [Case] = [], valueType: String? = nil
+            name: String, kind: Kind, properties: [Property] = [], cases: [Case] = [], valueType: String? = nil,
+            listsEveryCase: Bool = true
         ) {
             self.name = name
             self.kind = kind
             self.properties = properties
             self.cases = cases
             self.valueType = valueType
+            self.listsEveryCase = listsEveryCase
         }
 
         public var description: String {
             switch kind {
             case .struct, .class:
                 return "\(name): " + properties.map(\.description).joined(separator: ", ")
+            case .enum where !listsEveryCase:
+                return "\(name): enum" + (valueType.map { " of \($0)" } ?? "") + ", cases not listed"
+                    + (cases.isEmpty
+                        ? ""
+                        : " (sample "
+                            + cases.map { "\($0.name) = \(SchemaText.literal($0.value))" }
+                            .joined(separator: " | ") + ")")
             case .enum:
                 return "\(name): enum "
                     + cases.map { "\($0.name) = \(SchemaText.literal($0.value))" }.joined(separator: " | ")

@@ -102,6 +102,14 @@ struct SchemaComparison {
                 before.properties, after.properties, at: path, location: location + ": \(after.name).",
                 nestedType: after.name)
             return false
+        case (.enum, .enum) where !before.listsEveryCase || !after.listsEveryCase:
+            // One side does not know its cases: no case can be said to be added or removed.
+            return before.valueType != nil && after.valueType != nil && before.valueType != after.valueType
+        case (.value, .enum), (.enum, .value):
+            // A snapshot written before the probe recognised enums that are not CaseIterable
+            // recorded them as values of their raw type: the same archived shape, not a change.
+            let (value, item) = before.kind == .value ? (before, after) : (after, before)
+            return !Self.sameRawType(value.valueType, asCasesOf: item)
         case (.enum, .enum):
             for item in before.cases where !after.cases.contains(where: { $0.value == item.value }) {
                 changes.append(
@@ -122,6 +130,23 @@ struct SchemaComparison {
                 at: path, location: location, holder: holder)
         default:
             return true
+        }
+    }
+
+    /// Whether `valueType` is the raw type of the enum `item`: its declared raw type, or the
+    /// type every listed case's value has (integers for `Int`, strings for `String`).
+    static func sameRawType(_ valueType: String?, asCasesOf item: ModelSchema.NestedType) -> Bool {
+        guard let valueType else { return false }
+        if let raw = item.valueType { return raw == valueType }
+        guard !item.cases.isEmpty else { return false }
+        return item.cases.allSatisfy { item in
+            switch item.value {
+            case .string: return valueType == "String"
+            case .int, .uint: return ArchiveGenerator.integers[valueType] != nil
+            case .double: return valueType == "Double" || valueType == "Float"
+            case .bool: return valueType == "Bool"
+            default: return false
+            }
         }
     }
 

@@ -121,6 +121,13 @@ struct SchemaConformance {
                     return
                 }
                 check(entries, properties: nested.properties, in: schema, at: path, into: &problems)
+            case .enum where !nested.listsEveryCase:
+                // Its cases are unknown: any value of its raw type.
+                if let valueType = nested.valueType {
+                    check(
+                        value, type: TypeExpression(parsing: valueType), property: property, in: schema, at: path,
+                        into: &problems)
+                }
             case .enum:
                 if !nested.cases.contains(where: { $0.value == value }) {
                     problems.append(

@@ -55,6 +55,9 @@ final class NestedShape {
     var properties: [ModelSchema.Property] = []
     /// The type of the single value the type decodes itself from, if it does.
     var valueType: String?
+    /// For a type whose values the probe cannot list (an enum that is not `CaseIterable`, a type
+    /// that rejects the stand-ins): its `SchemaSampleProviding` sample, if any. `nil` otherwise.
+    var unlistedSamples: [ModelSchema.NestedType.Case]?
 
     init(name: String, isClass: Bool) {
         self.name = name
@@ -70,6 +73,10 @@ final class NestedShape {
     }
 
     var definition: ModelSchema.NestedType {
+        if let unlistedSamples {
+            return ModelSchema.NestedType(
+                name: name, kind: .enum, cases: unlistedSamples, valueType: valueType, listsEveryCase: false)
+        }
         if let valueType, properties.isEmpty {
             return ModelSchema.NestedType(name: name, kind: .value, valueType: valueType)
         }
@@ -346,7 +353,33 @@ final class ProbeDecoder: Decoder {
             return try decodedStandIn(T.self, key: key, into: nil)
         }
         let shape = recorder.begin(name, type: T.self)
-        return try decodedStandIn(T.self, key: key, into: .nested(shape))
+        let samples = Self.archivedSamples(of: T.self)
+        let value: T
+        do {
+            value = try decodedStandIn(T.self, key: key, into: .nested(shape))
+        } catch {
+            // It rejects the stand-in of the value it decodes itself from (an enum without that raw
+            // value), or rejects the probe before asking for anything (an enum with associated
+            // values): which values it holds is unknown.
+            if shape.valueType != nil || shape.properties.isEmpty { shape.unlistedSamples = samples }
+            throw error
+        }
+        // An enum that is not CaseIterable (the probe found one case of it, or its sample), or a
+        // type that turned the stand-ins down and offered a sample: the generator must not make
+        // up values of its raw type.
+        let rejectedTheProbe = shape.valueType == nil && shape.properties.isEmpty && !samples.isEmpty
+        if Mirror(reflecting: value).displayStyle == .enum || rejectedTheProbe {
+            shape.unlistedSamples = samples
+        }
+        return value
+    }
+
+    /// The `SchemaSampleProviding` sample of `type` as archived, or none.
+    private static func archivedSamples<T>(of type: T.Type) -> [ModelSchema.NestedType.Case] {
+        guard let sample = (T.self as? any SchemaSampleProviding.Type)?.schemaSample,
+            let encodable = sample as? any Encodable, let archived = try? ArchiveEncoder().encodeValue(encodable)
+        else { return [] }
+        return [ModelSchema.NestedType.Case(name: String(describing: sample), value: archived)]
     }
 
     /// A sample, or `T` decoded from the probe (recording into `sink`).

@@ -89,6 +89,7 @@ struct ObjectWalker {
             if let index = chainIndex(for: object.typeName),
                 !Self.isUpToDate(object.typeName, object.version, chain: catalog.chains[index])
                     || WayDown.Kept.index(in: object.fields) != nil
+                    || catalog.chains[index].unmovedKeys(in: object.fields) != nil
             {
                 return false
             }
@@ -199,7 +200,10 @@ struct ObjectWalker {
         guard let index = chainIndex(for: archivedName) else { return }
         let chain = catalog.chains[index]
         let archivedVersion = object.version
-        if Self.isUpToDate(archivedName, archivedVersion, chain: chain) { return }
+        if Self.isUpToDate(archivedName, archivedVersion, chain: chain) {
+            try checkKeysAreCurrent(object, chain: chain)
+            return
+        }
         let from = try effectiveVersion(archivedVersion, of: archivedName, chain: chain)
         let to = chain.currentVersion
         if from == to {
@@ -324,6 +328,26 @@ struct ObjectWalker {
             to: keptChain.currentVersion, steps: steps)
     }
 
+    /// Refuses an object that says it is at the current version but holds the keys of the version
+    /// before: a source of the last step's moves without its destination. Its archive and the
+    /// rules disagree on versions (a layout the app wrote at one version, declared as the version
+    /// before); upgrading nothing and writing it back would hand the app keys it cannot read.
+    private func checkKeysAreCurrent(_ object: ArchiveObject, chain: CompiledChain) throws {
+        guard !chain.lastStepMoves.isEmpty, let (from, to) = chain.unmovedKeys(in: object.fields),
+            let step = chain.steps.last
+        else { return }
+        let source = ArchiveDictionary.path(of: from[...])
+        let destination = ArchiveDictionary.path(of: to[...])
+        throw ArchiveError(
+            .missingMigration,
+            "the archive says v\(chain.currentVersion), the current version, but the object holds '\(source)' and no "
+                + "'\(destination)', the keys of v\(step.from) that the step \(chain.labels[chain.steps.count - 1]) "
+                + "moves: the rules' versions do not match the archive's. If "
+                + "the app wrote this layout at v\(chain.currentVersion), the step belongs at v\(chain.currentVersion) → "
+                + "v\(chain.currentVersion + 1)",
+            path: ArchivePath(path), typeName: object.typeName, archivedVersion: object.version)
+    }
+
     /// Whether an object of `chain`'s type archived as `name` at `version` needs no upgrade: it
     /// carries the current version under the current name.
     private static func isUpToDate(_ name: String, _ version: Int?, chain: CompiledChain) -> Bool {
@@ -377,7 +401,12 @@ struct ObjectWalker {
             guard let release, release.isAbsent[index] else {
                 guard let to = targetVersions[index] else { return }
                 try downgrade(&object, chain: index, from: from, to: to)
-                if let name = release?.archivedNames[index], object.typeName != name { object.typeName = name }
+                if let release {
+                    if let name = release.archivedNames[index], object.typeName != name { object.typeName = name }
+                    // The keys in the order the release wrote them, so that its own archive comes back byte
+                    // for byte.
+                    if object.version == to, let order = release.keyOrders[index] { order.apply(to: &object.fields) }
+                }
                 return
             }
             // The release did not have the type.

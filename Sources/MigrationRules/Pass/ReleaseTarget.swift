@@ -1,11 +1,13 @@
 /// A downgrade's release laid out per chain index for ``ObjectWalker``: which types it did not
-/// have, and the names it archived types under.
+/// have, the names it archived types under and the order it wrote their keys in.
 struct ReleaseTarget {
     let name: String
     /// Per chain index: whether the release had no such type.
     let isAbsent: [Bool]
     /// Per chain index: the name the release archived the type under, when declared.
     let archivedNames: [String?]
+    /// Per chain index: the order the release wrote the type's keys in, when declared.
+    let keyOrders: [KeyOrder?]
     /// Leave objects of absent types without a fallback out, instead of failing.
     let dropsAbsentTypes: Bool
 
@@ -23,7 +25,13 @@ struct ReleaseTarget {
             case .version(_, let name): archivedNames[index] = name
             }
         }
+        var keyOrders = [KeyOrder?](repeating: nil, count: catalog.chains.count)
+        for (typeName, keys) in release.keyOrders {
+            guard let index = catalog.chainIndex(forTypeName: typeName) else { continue }
+            keyOrders[index] = KeyOrder(keys)
+        }
         self.name = release.name
+        self.keyOrders = keyOrders
         self.isAbsent = isAbsent
         self.archivedNames = archivedNames
         self.dropsAbsentTypes = dropsAbsentTypes

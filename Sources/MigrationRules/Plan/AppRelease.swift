@@ -58,12 +58,29 @@ public struct AppRelease: Sendable, Hashable {
     public var documentVersion: Int?
     /// How it archived each of today's types, by today's type name.
     public var types: [String: ArchivedType]
+    /// The keys the release wrote each type's objects with, in the order it wrote them, by
+    /// today's type name; a dotted name orders the keys of a nested dictionary (`meta.author`).
+    ///
+    /// A downgrade to the release writes each object's keys in this order, so that an archive
+    /// the release wrote, upgraded and taken back down, is the very file it wrote. Types without
+    /// an order keep the order their inverse rules leave (the same values, not always the same
+    /// bytes). Keys an object holds that the order does not list follow the listed ones, as
+    /// they were.
+    ///
+    /// ```swift
+    /// AppRelease("1.0", documentVersion: 1, types: ["Rectangle": .version(1, archivedAs: "Rect")],
+    ///            keyOrders: ["Rectangle": ["x", "y", "w", "h", "style"]])
+    /// ```
+    public var keyOrders: [String: [String]]
 
     /// Creates a release.
-    public init(_ name: String, documentVersion: Int? = nil, types: [String: ArchivedType]) {
+    public init(
+        _ name: String, documentVersion: Int? = nil, types: [String: ArchivedType], keyOrders: [String: [String]] = [:]
+    ) {
         self.name = name
         self.documentVersion = documentVersion
         self.types = types
+        self.keyOrders = keyOrders
     }
 }
 

@@ -27,6 +27,10 @@ final class CompiledChain: Sendable {
     let versionKeys: [String]
     /// Per step: whether its rules only move keys (``FieldLayout``).
     let keyMovingSteps: [Bool]
+    /// For type chains: what the last step moves, as key paths (``MigrationRule/movedKeyPaths``).
+    /// An object at the current version that holds a source and not its destination has the keys
+    /// of the version before: the archive's version and the chain's disagree.
+    let lastStepMoves: [(from: [String], to: [String])]
 
     convenience init(_ chain: TypeMigrations) throws {
         if let index = chain.aliases.firstIndex(of: "") {
@@ -117,6 +121,16 @@ final class CompiledChain: Sendable {
         self.stepNames = sorted.map(\.displayName)
         self.versionKeys = versionKeys
         self.keyMovingSteps = sorted.map { $0.rules.allSatisfy { CompiledChain.ruleMovesKeysOnly($0) } }
+        self.lastStepMoves = isDocument ? [] : (sorted.last?.rules.flatMap(\.movedKeyPaths) ?? [])
+    }
+
+    /// The first of the last step's moves whose source `fields` hold without its destination:
+    /// the sign of an object at the current version whose keys are those of the version before.
+    func unmovedKeys(in fields: ArchiveDictionary) -> (from: [String], to: [String])? {
+        for move in lastStepMoves where fields.value(atKeys: move.from) != nil && fields.value(atKeys: move.to) == nil {
+            return move
+        }
+        return nil
     }
 
     /// The names of the steps from `from` to `to` (either direction), for reports.

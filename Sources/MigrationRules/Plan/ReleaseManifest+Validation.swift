@@ -37,6 +37,18 @@ extension ReleaseManifest {
                     "release \(release.name) lists '\(unknown)', which is no type of the chains (releases name "
                         + "types by today's name)", path.appending("types").appending(unknown))
             }
+            for (typeName, keys) in release.keyOrders.sorted(by: { $0.key < $1.key }) {
+                let keysPath = path.appending("types").appending(typeName).appending("keys")
+                guard release.types[typeName]?.version != nil else {
+                    throw invalid(
+                        "release \(release.name) gives the keys of \(typeName), which it did not archive",
+                        keysPath, typeName: typeName)
+                }
+                guard let problem = KeyOrder.firstProblem(in: keys) else { continue }
+                throw invalid(
+                    "release \(release.name) lists the keys of \(typeName) with \(problem)", keysPath,
+                    typeName: typeName)
+            }
             if let chain = documentChain {
                 let versionPath = path.appending("documentVersion")
                 guard let version = release.documentVersion else {

@@ -29,4 +29,26 @@ extension MigrationRule {
             return []
         }
     }
+
+    /// Where this rule takes values from and puts them, as key paths, for rules that only move
+    /// values (`rename`, `move`, `nest`, `hoist`): an object that holds a source and not its
+    /// destination has not been through the rule.
+    ///
+    /// ```swift
+    /// MigrationRule.nest(["x", "y"], into: "origin").movedKeyPaths   // [(["x"], ["origin", "x"]), (["y"], ["origin", "y"])]
+    /// ```
+    package var movedKeyPaths: [(from: [String], to: [String])] {
+        switch operation {
+        case .rename(let key, let newKey, _):
+            return [([key], [newKey])]
+        case .move(_, _, let keys?):
+            return [(keys.from, keys.to)]
+        case .nest(let keys, let container):
+            return keys.map { ([$0], [container, $0]) }
+        case .hoist(let keys, let container):
+            return keys.map { ([container, $0], [$0]) }
+        default:
+            return []
+        }
+    }
 }

@@ -1,15 +1,19 @@
 extension RulesFileReader {
     static let releaseKeys = ["name", "documentVersion", "types", "comment"]
-    static let archivedTypeKeys = ["version", "archivedAs", "comment"]
+    static let archivedTypeKeys = ["version", "archivedAs", "keys", "comment"]
 
     /// The `releases` list of a rules file:
     ///
     /// ```json
     /// "releases": [
     ///   {"name": "1.0", "documentVersion": 1,
-    ///    "types": {"Drawing": 1, "Rectangle": {"version": 1, "archivedAs": "Rect"}, "RoundedRectangle": "absent"}}
+    ///    "types": {"Drawing": 1, "Rectangle": {"version": 1, "archivedAs": "Rect", "keys": ["x", "y", "w", "h", "style"]},
+    ///              "RoundedRectangle": "absent"}}
     /// ]
     /// ```
+    ///
+    /// A type's `keys` are the keys the release wrote its objects with, in order
+    /// (``AppRelease/keyOrders``).
     ///
     /// The releases' document is the file's one document chain, or the one `releasesDocument`
     /// names.
@@ -27,37 +31,61 @@ extension RulesFileReader {
                 throw invalid("a release needs a 'name'", at: path.appending("name"))
             }
             var types: [String: AppRelease.ArchivedType] = [:]
+            var keyOrders: [String: [String]] = [:]
             let typesPath = path.appending("types")
             for (typeName, archived) in try release.dictionary("types") ?? [:] {
-                types[typeName] = try archivedType(archived, at: typesPath.appending(typeName))
+                let (type, keys) = try archivedType(archived, at: typesPath.appending(typeName))
+                types[typeName] = type
+                keyOrders[typeName] = keys
             }
-            releases.append(AppRelease(name, documentVersion: try release.version("documentVersion"), types: types))
+            releases.append(
+                AppRelease(
+                    name, documentVersion: try release.version("documentVersion"), types: types, keyOrders: keyOrders))
         }
         var named = document
         if named == nil, documents.count == 1 { named = documents.first?.name }
         return ReleaseManifest(document: named, releases: releases)
     }
 
-    /// `2`, `{"version": 1, "archivedAs": "Rect"}`, or `"absent"` (also `null`).
-    private func archivedType(_ value: ArchiveValue, at path: ArchivePath) throws -> AppRelease.ArchivedType {
+    /// `2`, `{"version": 1, "archivedAs": "Rect", "keys": ["x", "y"]}`, or `"absent"` (also
+    /// `null`), with the keys when given.
+    private func archivedType(
+        _ value: ArchiveValue, at path: ArchivePath
+    ) throws -> (AppRelease.ArchivedType, [String]?) {
         switch value {
         case .null, .string("absent"):
-            return .absent
+            return (.absent, nil)
         case .int(let number):
             guard let version = Int(exactly: number), RulesFile.versions.contains(version) else { break }
-            return .version(version)
+            return (.version(version), nil)
         case .dictionary:
             let entry = try fields(
                 value, at: path, what: "a released type", example: #"{"version": 1, "archivedAs": "Rect"}"#,
                 allowed: Self.archivedTypeKeys)
             let name = try entry.string("archivedAs", "the name the release archived the type under")
             if let name, name.isEmpty { throw invalid("'archivedAs' is empty", at: path.appending("archivedAs")) }
-            return .version(try entry.requiredVersion("version", "the version the release archived"), archivedAs: name)
+            let version = try entry.requiredVersion("version", "the version the release archived")
+            return (.version(version, archivedAs: name), try keys(value["keys"], at: path.appending("keys")))
         default:
             break
         }
         throw invalid(
             "a released type is a version (2), {\"version\": 1, \"archivedAs\": \"Rect\"} or \"absent\"; found "
                 + value.kindAndValue, at: path)
+    }
+
+    /// A released type's `keys`: an array of strings, or absent.
+    private func keys(_ value: ArchiveValue?, at path: ArchivePath) throws -> [String]? {
+        guard let value else { return nil }
+        guard let items = value.arrayValue else {
+            throw invalid(
+                "'keys' is the array of keys the release wrote, in order; found " + value.kindAndValue, at: path)
+        }
+        return try items.enumerated().map { index, item in
+            guard let key = item.stringValue else {
+                throw invalid("a key is a string; found " + item.kindAndValue, at: path.appending(index))
+            }
+            return key
+        }
     }
 }

@@ -108,14 +108,17 @@ enum RulesFileWriter {
                 }
                 var types = ArchiveDictionary(minimumCapacity: release.types.count)
                 for (name, archived) in release.types.sorted(by: { $0.key < $1.key }) {
+                    let keys = release.keyOrders[name]
                     switch archived {
                     case .absent:
                         types.appendUnchecked("absent", forKey: name)
-                    case .version(let number, nil):
+                    case .version(let number, nil) where keys == nil:
                         types.appendUnchecked(version(number), forKey: name)
-                    case .version(let number, let archivedAs?):
-                        types.appendUnchecked(
-                            ["version": version(number), "archivedAs": .string(archivedAs)], forKey: name)
+                    case .version(let number, let archivedAs):
+                        var entry: ArchiveDictionary = ["version": version(number)]
+                        if let archivedAs { entry.appendUnchecked(.string(archivedAs), forKey: "archivedAs") }
+                        if let keys { entry.appendUnchecked(.array(keys.map { .string($0) }), forKey: "keys") }
+                        types.appendUnchecked(.dictionary(entry), forKey: name)
                     }
                 }
                 entries.appendUnchecked(.dictionary(types), forKey: "types")

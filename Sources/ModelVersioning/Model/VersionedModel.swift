@@ -28,9 +28,30 @@
 /// upgraded by the type's migration chain before `init(from:)` runs, so `init(from:)` only ever
 /// sees the current shape.
 ///
-/// In a class hierarchy declare `archiveTypeName` (if you set it) and `modelVersion` as
-/// `class var` so that subclasses can override them; the default name already follows the
-/// dynamic type. Register every concrete type in a ``ModelRegistry``.
+/// In a class hierarchy, the class that conforms declares every static requirement as a
+/// `class var`, and subclasses override what differs (`override class var`): Swift reads a
+/// subclass's requirements through its base class's conformance, so a subclass's `static let`
+/// would never be read. ``ModelRegistry`` refuses to register a subclass whose base class leaves
+/// a requirement to the defaults, naming the requirements and the declarations to add:
+///
+/// ```swift
+/// class Shape: VersionedModel {
+///     class var archiveTypeName: String { String(describing: self) }
+///     class var archiveTypeAliases: [String] { [] }
+///     class var modelVersion: Int { 1 }
+///     class var migrationSteps: [MigrationStep] { [] }
+///     class var unversionedVersion: Int? { nil }
+///     class var encodingBehaviors: [String: EncodingBehavior] { [:] }
+///     class var allowedTypes: [String: [any VersionedModel.Type]] { [:] }
+///     class var downgradeFallback: DowngradeFallback? { nil }
+/// }
+///
+/// final class Rectangle: Shape {
+///     override class var archiveTypeAliases: [String] { ["Rect"] }
+/// }
+/// ```
+///
+/// Register every concrete type in a ``ModelRegistry``.
 public protocol VersionedModel: Codable, SendableMetatype {
     /// The name objects of this type are archived under.
     ///
@@ -97,21 +118,48 @@ public protocol VersionedModel: Codable, SendableMetatype {
 }
 
 extension VersionedModel {
-    public static var archiveTypeName: String { String(describing: self) }
+    // Each default notes that it answered, so that the registry can tell a class hierarchy whose
+    // subclasses could declare a requirement that is never read (`DefaultedRequirements`).
 
-    public static var archiveTypeAliases: [String] { [] }
+    public static var archiveTypeName: String {
+        DefaultedRequirements.note("archiveTypeName")
+        return String(describing: self)
+    }
 
-    public static var modelVersion: Int { 1 }
+    public static var archiveTypeAliases: [String] {
+        DefaultedRequirements.note("archiveTypeAliases")
+        return []
+    }
 
-    public static var encodingBehaviors: [String: EncodingBehavior] { [:] }
+    public static var modelVersion: Int {
+        DefaultedRequirements.note("modelVersion")
+        return 1
+    }
 
-    public static var allowedTypes: [String: [any VersionedModel.Type]] { [:] }
+    public static var encodingBehaviors: [String: EncodingBehavior] {
+        DefaultedRequirements.note("encodingBehaviors")
+        return [:]
+    }
 
-    public static var migrationSteps: [MigrationStep] { [] }
+    public static var allowedTypes: [String: [any VersionedModel.Type]] {
+        DefaultedRequirements.note("allowedTypes")
+        return [:]
+    }
 
-    public static var unversionedVersion: Int? { nil }
+    public static var migrationSteps: [MigrationStep] {
+        DefaultedRequirements.note("migrationSteps")
+        return []
+    }
 
-    public static var downgradeFallback: DowngradeFallback? { nil }
+    public static var unversionedVersion: Int? {
+        DefaultedRequirements.note("unversionedVersion")
+        return nil
+    }
+
+    public static var downgradeFallback: DowngradeFallback? {
+        DefaultedRequirements.note("downgradeFallback")
+        return nil
+    }
 
     public mutating func awakeFromArchive() throws {}
 }

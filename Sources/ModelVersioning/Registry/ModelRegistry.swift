@@ -21,7 +21,10 @@
 ///
 /// Building it validates everything: two types claiming the same name or alias, a chain with a
 /// gap, a duplicate step or a last step that does not reach the type's ``VersionedModel/modelVersion``
-/// are programmer errors reported by the initializer, not at a user's first load.
+/// are programmer errors reported by the initializer, not at a user's first load. So is a
+/// subclass whose base class leaves one of ``VersionedModel``'s static requirements to its
+/// default: Swift would never read the subclass's own declaration of it (see the class
+/// hierarchies in ``VersionedModel``).
 public struct ModelRegistry: Sendable {
     private var infosByName: [String: ModelInfo] = [:]
     private var infosByType: [ObjectIdentifier: ModelInfo] = [:]
@@ -51,7 +54,8 @@ public struct ModelRegistry: Sendable {
     ///     applies when that type declares no ``VersionedModel/migrationSteps`` itself, and must
     ///     end at its ``VersionedModel/modelVersion``.
     /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidChain` when two types claim
-    ///   the same archive name or alias, a type is registered twice, a chain is invalid, or the
+    ///   the same archive name or alias, a type is registered twice, a subclass's base class
+    ///   leaves a static requirement to its default (naming the `class var`s to declare), a chain is invalid, or the
     ///   releases do not fit the chains (a version a chain does not have, a version that goes
     ///   down from one release to the next, a last release that is not today's models).
     public init(
@@ -108,11 +112,34 @@ public struct ModelRegistry: Sendable {
             throw Self.inheritedDeclarations(
                 subclass, base, evidence: "its version and migration steps are exactly \(base)'s")
         }
+        try Self.checkHierarchy(type)
         for name in names {
             infosByName[name] = info
         }
         infosByType[identifier] = info
         types.append(type)
+    }
+
+    /// Refuses a subclass whose base class leaves a static requirement to the protocol's default:
+    /// the subclass could declare it (`static let archiveTypeAliases = […]` compiles) and Swift
+    /// would never read it, because it reads the subclass's requirements through the base class's
+    /// conformance. Only `class var`s the base class declares can be overridden.
+    private static func checkHierarchy(_ type: any VersionedModel.Type) throws {
+        guard let superclass = DefaultedRequirements.modelSuperclass(of: type) else { return }
+        let defaulted = DefaultedRequirements.requirements(takenBy: type)
+        guard !defaulted.isEmpty else { return }
+        let conforming = DefaultedRequirements.conformingClass(of: type)
+        let list =
+            defaulted.count == 1
+            ? defaulted[0] : defaulted.dropLast().joined(separator: ", ") + " and " + defaulted[defaulted.count - 1]
+        throw ArchiveError(
+            .invalidChain,
+            "\(type) is a subclass of \(superclass), and \(conforming)'s conformance to VersionedModel takes the "
+                + "default \(list): Swift reads \(type)'s static requirements through that conformance, so a "
+                + "`static let` of them in \(type) would never be read. Declare them in \(conforming): "
+                + defaulted.compactMap { DefaultedRequirements.declarations[$0] }.joined(separator: "; ")
+                + "; and override them in the subclasses that differ (`override class var`)",
+            typeName: "\(type)")
     }
 
     /// The two types as (subclass, base class) when one is a subclass of the other.

@@ -144,11 +144,16 @@ private class ChainBase: VersionedModel {
 
 private final class ChainChild: ChainBase {}
 
-/// The same done right: `class var`s in the base, overrides in the subclass.
+/// The same done right: `class var`s in the base (every requirement), overrides in the subclass.
 private class OverridableBase: VersionedModel {
+    class var archiveTypeName: String { String(describing: self) }
     class var archiveTypeAliases: [String] { ["App.OverridableBase"] }
     class var modelVersion: Int { 2 }
     class var migrationSteps: [MigrationStep] { [MigrationStep(from: 1, to: 2, rules: [.add("z", default: 0)])] }
+    class var unversionedVersion: Int? { nil }
+    class var encodingBehaviors: [String: EncodingBehavior] { [:] }
+    class var allowedTypes: [String: [any VersionedModel.Type]] { [:] }
+    class var downgradeFallback: DowngradeFallback? { nil }
     var z = 0
 }
 

@@ -5,8 +5,8 @@ import ModelVersioning
 ///
 /// App 1.2 renamed the type from `Rect` (v1 `{x, y, w, h, style}`); the v1 → v2 step renames the
 /// archived objects, and `"SketchApp.Rect"`, the name app 1.1 wrote for pasted rectangles, is an
-/// alias. The superclass of ``RoundedRectangle``, so the versioning requirements are
-/// `class var`s.
+/// alias. The superclass of ``RoundedRectangle``, so every versioning requirement is a
+/// `class var`.
 ///
 /// ```swift
 /// let frame = Rectangle(origin: Point(x: 0, y: 0), size: Size(width: 320, height: 240),
@@ -49,6 +49,23 @@ public class Rectangle: SketchShape {
                 ])
         ]
     }
+
+    /// The class name, so that ``RoundedRectangle`` is archived under its own. Like the other
+    /// requirements below, declared here as a `class var` only so that a subclass can override
+    /// it: the registry refuses a subclass of a class that leaves one to its default.
+    public class var archiveTypeName: String { String(describing: self) }
+
+    /// Every key is archived.
+    public class var encodingBehaviors: [String: EncodingBehavior] { [:] }
+
+    /// No allow lists.
+    public class var allowedTypes: [String: [any VersionedModel.Type]] { [:] }
+
+    /// Every archive of a rectangle has a version.
+    public class var unversionedVersion: Int? { nil }
+
+    /// None: app 1.2 wrote for no older release.
+    public class var downgradeFallback: DowngradeFallback? { nil }
 
     private enum CodingKeys: String, CodingKey {
         case origin, size, style
