@@ -37,9 +37,6 @@ BROKEN_KINDS = ("truncated", "not-an-archive", "newer-version", "not-json", "bla
 # A document version that no Sketch release has written (rules.json stops at 4).
 NEWER_DOCUMENT_VERSION = 5
 
-# Rows per Parquet row group: small enough that Spark can split a file of a few
-# thousand rows into several partitions (it splits Parquet files between row groups).
-PARQUET_ROW_GROUP_ROWS = 1_000
 
 
 def compact(text):
@@ -90,16 +87,16 @@ def generate(count, fixtures, seed, broken_rate):
             yield broken_line(kind, fixtures, rng, index + 1), kind
 
 
-def write_parquet(path, lines, column, as_bytes):
-    """One column, `column`, of strings or bytes: one row per line."""
+def write_parquet(path, lines, column, as_bytes, group_rows):
+    """One column, `column`, of strings or bytes: one row per line, `group_rows` rows per row group."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     kind = pa.binary() if as_bytes else pa.string()
     schema = pa.schema([(column, kind)])
     with pq.ParquetWriter(path, schema) as writer:
-        for start in range(0, len(lines), PARQUET_ROW_GROUP_ROWS):
-            chunk = lines[start : start + PARQUET_ROW_GROUP_ROWS]
+        for start in range(0, len(lines), group_rows):
+            chunk = lines[start : start + group_rows]
             values = [line.encode("utf-8") for line in chunk] if as_bytes else chunk
             writer.write_table(pa.table({column: pa.array(values, type=kind)}), row_group_size=len(chunk))
 
@@ -117,6 +114,9 @@ def main():
     parser.add_argument("--parquet", type=Path, help="also write the rows to this Parquet file")
     parser.add_argument("--parquet-type", choices=("string", "binary"), default="string")
     parser.add_argument("--parquet-column", default="archive")
+    parser.add_argument(
+        "--parquet-row-group", type=int, default=1_000,
+        help="rows per row group (default 1,000): Spark splits a Parquet file only between row groups")
     arguments = parser.parse_args()
     if arguments.lines < 1:
         parser.error("--lines must be at least 1")
@@ -133,7 +133,9 @@ def main():
             if rows is not None:
                 rows.append(line)
     if arguments.parquet:
-        write_parquet(arguments.parquet, rows, arguments.parquet_column, arguments.parquet_type == "binary")
+        write_parquet(
+            arguments.parquet, rows, arguments.parquet_column, arguments.parquet_type == "binary",
+            arguments.parquet_row_group)
     if arguments.manifest:
         manifest = {
             "lines": arguments.lines,

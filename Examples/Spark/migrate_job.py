@@ -350,6 +350,7 @@ def main():
         SparkSession.builder.master(arguments.master)
         .appName("archive-migrate upgrade")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.log.level", "WARN")
         .config("spark.local.dir", str(arguments.work_dir))
         .config("spark.sql.warehouse.dir", str(arguments.work_dir / "spark-warehouse"))
