@@ -283,7 +283,8 @@ def check_report(report, status, counts, codes, lines, broken):
 
 
 def read_input(spark, arguments):
-    """The input as one binary column, `value`, split into --partitions partitions in order.
+    """The input as one binary column, `value`, split into --partitions partitions in order,
+    and the Parquet column's type (None for NDJSON).
 
     A single file is split into byte ranges of equal size, each one partition; Spark keeps
     them in file order, so partition i's rows follow partition i-1's (Parquet files are
@@ -295,7 +296,8 @@ def read_input(spark, arguments):
     spark.conf.set("spark.sql.files.minPartitionNum", str(arguments.partitions))
     path = str(arguments.input)
     if arguments.input_format == "ndjson":
-        return spark.read.option("lineSep", "\n").text(path).select(F.col("value").cast("binary").alias("value")), "string"
+        lines = spark.read.option("lineSep", "\n").text(path)
+        return lines.select(F.col("value").cast("binary").alias("value")), None
     frame = spark.read.parquet(path)
     if arguments.column not in frame.columns:
         sys.exit(f"{path} has no column {arguments.column!r} (it has {', '.join(frame.columns)})")
