@@ -27,7 +27,7 @@ if [ -z "$cli" ] || [ ! -x "$cli" ]; then
 fi
 cli="$(cd "$(dirname "$cli")" && pwd)/$(basename "$cli")"
 export ARCHIVE_MIGRATE="$cli"
-venv="${SPARK_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/modelversioning/spark-venv}"
+venv="${SPARK_VENV:-${XDG_CACHE_HOME:-${HOME:?set SPARK_VENV or HOME}/.cache}/modelversioning/spark-venv}"
 lines="${SPARK_CI_LINES:-20000}"
 
 # Seconds since $1 (a `date +%s.%N`), with one decimal.
@@ -66,13 +66,13 @@ if installed; then
 else
     mkdir -p "$(dirname "$venv")"
     if python3 -m venv --clear "$venv" 2>/dev/null; then
-        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
             "pyspark==$PYSPARK_VERSION" "pyarrow==$PYARROW_VERSION"
     else
         # Debian's python3 without python3-venv has no ensurepip: make the environment bare
         # and install into it with the system's pip.
         python3 -m venv --clear --without-pip "$venv"
-        python3 -m pip --python "$venv/bin/python" install --quiet --disable-pip-version-check \
+        python3 -m pip --python "$venv/bin/python" install --quiet --disable-pip-version-check --root-user-action=ignore \
             "pyspark==$PYSPARK_VERSION" "pyarrow==$PYARROW_VERSION"
     fi
     installed || { echo "the virtual environment at $venv lacks pyspark $PYSPARK_VERSION" >&2; exit 1; }
