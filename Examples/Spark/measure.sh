@@ -7,7 +7,8 @@
 # whole input; the job with 4 partitions in local[2] piping through `cat` instead
 # (--overhead-baseline: what reading, handing rows to Python and back, and writing cost
 # without any migration); the job with 1, 2 and 4 partitions. tree_time.py gives each run's
-# wall time and the processor time of all its processes; each job's output is compared byte
+# wall time and processor time; for a job, that of the driver and Spark's JVM, to which the
+# job's summary adds its Python workers' and the CLI processes'. Each job's output is compared byte
 # for byte with the CLI's (the baseline's with its input), and the last 4-partition run is
 # checked in full by verify_output.py. The load average is printed before each run: on a
 # shared machine it says whether the wall times can be compared. Writes into a temporary
@@ -31,9 +32,8 @@ cd "$work"
 echo "input: $(wc -l <in.ndjson) lines, $(du -m in.ndjson | cut -f1) MB; $(nproc) processors"
 
 # Runs a command under tree_time.py, its standard input, output and error from and to the
-# files $2, $3 and $4; prints one row: wall time, processor time of every process it started
-# (for a job: the driver, Spark's JVM, the Python workers and the CLI processes) and the
-# peak memory of the largest single process.
+# files $2, $3 and $4; prints one row: wall time, processor time and the peak memory of the
+# largest single process that tree_time.py could count (for a job: the driver and the JVM).
 timed() {
     local label=$1 input=$2 output=$3 errors=$4
     shift 4
@@ -55,7 +55,14 @@ job() {
     timed "job, $partitions partition(s)${1:+, cat}" /dev/null job.out job.log "$python" "$here/migrate_job.py" \
         --cli "$cli" --rules "$rules" --input in.ndjson --output out --summary summary.json \
         --partitions "$partitions" --master 'local[2]' --work-dir "$work/tmp" "$@"
-    "$python" -c 'import json; s = json.load(open("summary.json")); print("   phases (s):", s["seconds"], " lines:", s["inputs"], s["outputs"])'
+    tail -n 1 job.log | "$python" -c 'import json, sys
+tree = json.loads(sys.stdin.read())
+s = json.load(open("summary.json"))
+jvm, workers, command = tree["user"] + tree["system"], s["cpuSeconds"]["workers"], s["cpuSeconds"]["command"]
+name = s["command"][0].rpartition("/")[2]
+print("   phases (s):", s["seconds"], " lines:", s["inputs"], s["outputs"])
+print(f"   cpu (s): driver and JVM {jvm:.1f}, Python workers {workers:.1f}, {name} {command:.1f}; "
+      f"total {jvm + workers + command:.1f}")' | tee -a results.txt
 }
 
 for run in $(seq "$runs"); do

@@ -14,11 +14,11 @@ as the CLI's error record in its place:
 where the job has rewritten the CLI's partition-local line number, in `line` and in the
 message, to the row's line in the whole input, so that the record names the input line.
 
-The job fails (exit status 1, no summary) when a partition's CLI process does not keep
-its contract: an exit status other than 0, 2 or 3, or one that does not match its error
-records (a signal, a crash, a bad rules file); fewer or more output lines than input
-lines; a report on standard error that does not count what the job saw. It never hands
-back short output. Otherwise it prints a summary (JSON) and writes it to --summary, and
+The job fails (exit status 1, no summary; a usage error too) when a partition's CLI
+process does not keep its contract: an exit status other than 0, 2 or 3, or one that does
+not match its error records (a signal, a crash, a bad rules file); fewer or more output
+lines than input lines; a report on standard error that does not count what the job saw.
+It never hands back short output. Otherwise it prints a summary (JSON) and writes it to --summary, and
 exits as the CLI would have on the whole input: 0 when every archive migrated, 2 when
 some line is an error record, 3 when the only failures are archives written by a newer
 version than the rules know.
@@ -32,6 +32,7 @@ import json
 import math
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -180,6 +181,10 @@ def migrate_partition(index, rows, command, first_lines, frame, baseline, record
     `record_stats` is called with the partition's statistics.
     """
     started = time.monotonic()
+    # This worker's processor time, and that of the processes it waited for: the CLI. (Spark's
+    # daemon reaps its workers without counting their time, so only they can tell it.)
+    worker_started = time.process_time()
+    cli_started = resource.getrusage(resource.RUSAGE_CHILDREN)
     first_line = first_lines[index]
     sent = deque()  # lines written to the process and not yet answered, oldest first
     failure = []
@@ -248,6 +253,7 @@ def migrate_partition(index, rows, command, first_lines, frame, baseline, record
                 raise broken("the baseline command failed")
         else:
             check_report(report, status, counts, codes, local, broken)
+    cli_usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     record_stats({
         "partition": index,
         "firstLine": first_line,
@@ -260,6 +266,9 @@ def migrate_partition(index, rows, command, first_lines, frame, baseline, record
         "errorCodes": dict(codes),
         "exitStatus": status,
         "seconds": round(time.monotonic() - started, 3),
+        "workerCpuSeconds": round(time.process_time() - worker_started, 3),
+        "commandCpuSeconds": round(
+            cli_usage.ru_utime + cli_usage.ru_stime - cli_started.ru_utime - cli_started.ru_stime, 3),
     })
 
 
@@ -316,8 +325,16 @@ def written_lines(output):
     return counts
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """Usage errors exit 1, not argparse's 2: 2 and 3 mean a complete output with failed lines."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
+
+
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cli", type=Path, default=os.environ.get("ARCHIVE_MIGRATE"),
                         help="the archive-migrate binary (default: $ARCHIVE_MIGRATE)")
     parser.add_argument("--rules", type=Path, required=True, help="the rules file")
@@ -424,6 +441,10 @@ def main():
             "errorCodes": dict(sorted(codes.items())),
             "exitStatus": status,
         }
+    summary["cpuSeconds"] = {
+        "workers": round(sum(result["workerCpuSeconds"] for result in results), 3),
+        "command": round(sum(result["commandCpuSeconds"] for result in results), 3),
+    }
     summary["perPartition"] = results
     summary["seconds"] = {name: round(seconds, 3) for name, seconds in timings.items()}
     text = json.dumps(summary, indent=2)

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Runs a command; prints its wall time and the processor time of every process it started.
+"""Runs a command; prints its wall time and the processor time of the processes it started.
 
 /usr/bin/time counts only the processes it waits for: for the Spark job that is the Python
-driver, not Spark's JVM, its Python workers or the archive-migrate processes they start,
-which outlive their parents or are never waited for. This makes itself their subreaper
-(Linux's PR_SET_CHILD_SUBREAPER), so that they are handed to it when their parents end, waits
-for every one, and reports what the kernel counted for them all. On a shared machine the
-processor time says what the work costs; the wall time also says how long it waited.
+driver, not Spark's JVM, which outlives it. This makes itself their subreaper (Linux's
+PR_SET_CHILD_SUBREAPER), so that orphans are handed to it when their parents end, waits for
+every one, and reports what the kernel counted for them. A process reaped by a parent that
+ignores SIGCHLD is counted by no one: PySpark's daemon does that to its Python workers, so
+their time and that of the CLI processes they run is not here (the job measures it itself,
+and its summary reports it). On a shared machine the processor time says what the work
+costs; the wall time also says how long it waited.
 
   python3 tree_time.py COMMAND [ARGUMENT...]
 
