@@ -19,7 +19,7 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     /// A binary property list (`bplist00`).
     case binaryPropertyList = "binary-plist"
     /// An NSKeyedArchiver (or Mantle) archive, binary or XML, read into its object graph: the
-    /// root object rather than the archive's `$objects` table. See <doc:ReadingLegacyArchives>
+    /// root object rather than the archive's `$objects` table. See the article *Reading legacy archives* of ModelVersioning
     /// for how its classes map onto the tree. Written as a binary property list.
     case keyedArchive = "keyed-archive"
 
@@ -120,7 +120,7 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     /// ``keyedArchive`` writes an NSKeyedArchiver archive (a binary property list) whose root
     /// object is the tree or, for an envelope, the envelope's root (its document name and version
     /// go beside it in `$top`), following ``ArchiveWritingOptions/keyedArchive``: what an old
-    /// NSCoding or Mantle app reads with `NSKeyedUnarchiver` (see <doc:ReadingLegacyArchives>).
+    /// NSCoding or Mantle app reads with `NSKeyedUnarchiver` (see the article *Reading legacy archives* of ModelVersioning).
     ///
     /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidValue` for values the
     ///   format cannot hold (a non-finite double in plain JSON, a key too long for a binary plist),

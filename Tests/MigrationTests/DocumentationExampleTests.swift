@@ -395,6 +395,27 @@ private enum MigratingArchivesInStores {
         return archives  // added for the test
     }
 
+    // The ArchiveFormats catalog's landing page.
+    static func formatsOverview(url: URL) throws -> (format: ArchiveFormat, markup: MarkupMode, json: Data) {
+        let document = try ArchiveDocument(data: Data(contentsOf: url))  // JSON, a property list, a keyed archive
+        print(document.format, document.markup)  // keyed-archive archive
+        let json = try document.data(as: .json)  // the same tree as JSON
+        return (document.format, document.markup, json)  // added for the test
+    }
+
+    // The doc comment of MigrationEngine.
+    static func engine(data: Data, url: URL, registry: ModelRegistry, release: AppRelease) throws -> MigrationEngine {
+        let engine = try MigrationEngine(catalog: registry.catalog)
+        let outcome = try engine.migrate(data)
+        if let upgraded = outcome.data { try upgraded.write(to: url, options: .atomic) }  // only when it changed
+
+        var options = MigrationEngine.Options()
+        options.readableBy = "1.1"  // app 1.1 opens what is written, too
+        let forOldApps = try MigrationEngine(
+            catalog: registry.catalog, operation: .downgrade(to: DowngradeTarget(release: release)), options: options)
+        return forOldApps  // added for the test
+    }
+
     // "Migrating lazily".
     final class DrawingFile {
         private(set) var drawing: Drawing
@@ -1027,6 +1048,19 @@ struct DocumentationExampleTests {
         }
         #expect(try MigratingArchivesInStores.oneAtATime(upgraded, registry: registry) == upgraded)
 
+        let keyed = try MigratingArchivesInStores.formatsOverview(
+            url: Repository.url("Fixtures/archives/Mantle/MTLTestModel-OldArchive.plist"))
+        #expect(keyed.format == .keyedArchive && keyed.markup == .archive)
+        #expect(try ArchiveFormat.read(keyed.json).1 == .json)
+        let release = try #require(registry.catalog.releases?.release(matching: "1.0"))
+        let written = folder.appendingPathComponent("engine.json")
+        let forOldApps = try MigratingArchivesInStores.engine(
+            data: try Data(contentsOf: Repository.url("Fixtures/archives/Sketch/v1/kyoto-trip.json")), url: written,
+            registry: registry, release: release)
+        #expect(
+            try Data(contentsOf: written) == (try Data(contentsOf: folder.appendingPathComponent("kyoto-trip.json"))))
+        #expect(forOldApps.options.readableBy == "1.1")
+
         let sketch = try SketchRegistry.registry()
         let old = folder.appendingPathComponent("old.json")
         try Data(contentsOf: Repository.url("Fixtures/archives/Sketch/v1/kyoto-trip.json")).write(to: old)
@@ -1061,11 +1095,18 @@ struct DocumentationExampleTests {
         #expect(laws.failures.isEmpty, "\(laws)")
     }
 
-    @Test("CheckingFixturesInCI.md, The command-line gate: the registry function is accepted")
-    func commandLineGate() {
-        // Compiled, not run: `main` exits the process.
-        let gate: () -> Never = { ArchiveMigrate.main(name: "app-migrate", registry: AppModels.registry) }
-        _ = gate
+    /// CheckingFixturesInCI.md, The command-line gate: a build check, never called (`main` exits
+    /// the process). It compiles only if `main` accepts the registry function as the article
+    /// passes it.
+    static func commandLineGate() -> Never {
+        ArchiveMigrate.main(name: "app-migrate", registry: AppModels.registry)
+    }
+
+    @Test("CheckingFixturesInCI.md, The command-line gate: the tool runs with the app's registry")
+    func commandLineGateRuns() throws {
+        let tool = ArchiveMigrate(name: "app-migrate", registry: try AppModels.registry())
+        #expect(tool.run(["--version"]) == 0)
+        #expect(tool.registry.types.count == (try AppModels.registry()).types.count)
     }
 
     // MARK: Doc comments of public declarations (a selection: the ones with more than one call)

@@ -10,7 +10,7 @@ import Foundation
 /// ```
 ///
 /// An archive this library wrote (an envelope, or a `$type` object at the top; see
-/// <doc:OnDiskArchiveFormat>) is read and written with its markup. Any other document — a JSON Schema,
+/// the article *The archive format* of ModelVersioning) is read and written with its markup. Any other document — a JSON Schema,
 /// a MongoDB export, an app's settings file — is *plain*: its `$` keys are its own, read and
 /// written literally, never escaped, so `{"$schema": …}` comes back as `{"$schema": …}` however
 /// often it is migrated or converted. Markup belongs to archives this library writes, never to

@@ -83,7 +83,7 @@ public struct KeyedArchiveOptions: Sendable, Hashable {
     public var mantleModels: MantleModels
 
     /// Whether the writer keeps an envelope's document name and version (see
-    /// <doc:OnDiskArchiveFormat>) in the archive: the envelope's root is the archive's root
+    /// the article *The archive format* of ModelVersioning) in the archive: the envelope's root is the archive's root
     /// object either way, and with this on (the default), `$top` also holds `$archive`,
     /// `$document` and `$documentVersion` — keys `NSKeyedArchiver` never writes there and
     /// `NSKeyedUnarchiver` never reads — so that this library reads the archive back as the same

@@ -20,7 +20,7 @@ import Foundation
 /// | object | an object of class `ArchiveObject.typeName` with `$classes` = type name + `ArchiveObject.superclassNames` (+ `NSObject` when that is empty); its fields under their keys (a key that starts with `$` gets one more `$`, as NSKeyedArchiver escapes it; generated keys `$0`, `$1`, … stay) |
 /// | reference | the UID of the object with that identity |
 ///
-/// The root: an envelope (see <doc:OnDiskArchiveFormat>) is not archived as a dictionary. Its
+/// The root: an envelope (see the article *The archive format* of ModelVersioning) is not archived as a dictionary. Its
 /// root is the archive's root object, under `$top.root` (or ``KeyedArchiveOptions/rootKey``),
 /// where `NSKeyedUnarchiver.unarchivedObject(ofClass:from:)` looks for it; its format, document
 /// name and version go beside it in `$top` as `$archive`, `$document` and `$documentVersion`

@@ -1,4 +1,4 @@
-/// How readers treat the reserved `$` keys of the archive format (see <doc:OnDiskArchiveFormat>).
+/// How readers treat the reserved `$` keys of the archive format (see the article *The archive format* of ModelVersioning).
 public enum MarkupMode: Sendable, Hashable {
     /// Read the markup when the top-level value is a dictionary whose first key is `$archive` or
     /// `$type`; read every other document literally.

@@ -162,3 +162,13 @@ extension OptionSpec {
     /// Where archives come from besides files: a SQLite column, NDJSON lines.
     static let stores: [OptionSpec] = [.sqlite, .table, .column, .key, .batchSize, .busyTimeout, .ndjson]
 }
+
+/// What `--format` selects: how a command prints its results.
+enum OutputFormat: String, Sendable, CaseIterable {
+    /// Lines for people (the default).
+    case text
+    /// One JSON document for scripts.
+    case json
+    /// GitHub Actions workflow annotations (`check` only).
+    case github
+}

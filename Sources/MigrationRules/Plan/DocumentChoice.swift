@@ -23,12 +23,12 @@ public struct DocumentChoice: Sendable, Hashable {
     public enum Reason: Sendable, Hashable {
         /// The caller named it.
         case named
-        /// The tree is an archive: the pass follows its envelope and objects (``name`` is `nil`).
+        /// The tree is an archive: the pass follows its envelope and objects (``DocumentChoice/name`` is `nil`).
         case archive
         /// The tree is a plain document and the catalog's only document chain is this one.
         case onlyDocumentChain
-        /// The tree is a plain document and no chain applies (``name`` is `nil`); the catalog's
-        /// document chains are ``candidates``.
+        /// The tree is a plain document and no chain applies (``DocumentChoice/name`` is `nil`); the catalog's
+        /// document chains are `candidates`.
         case unmatched(candidates: [String])
     }
 

@@ -39,7 +39,7 @@ public struct ArchiveDecoder: Sendable {
     ///
     /// A plain document (no envelope, no typed objects) is migrated with the document chain
     /// ``DecodingOptions/document`` names or, when it names none, with the registry's only
-    /// document chain (``DocumentChoice``, the rule `archive-migrate` follows too). When that
+    /// document chain (`DocumentChoice`, the rule `archive-migrate` follows too). When that
     /// chain declares `DocumentStyle.plain(_:)`, the document's dates and data are read in its
     /// spellings (milliseconds since 1970, say); other documents take ISO 8601 text or seconds
     /// since 2001 for a date and base64 text for data.
@@ -106,7 +106,7 @@ public struct ArchiveDecoder: Sendable {
     }
 
     /// Decodes bytes through the tree: read, upgrade, decode; a decoding error after an upgrade
-    /// is explained with the history of the object it is about (``ArchiveError/history``).
+    /// is explained with the history of the object it is about (`ArchiveError.history`).
     func decodeThroughTree<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         var tree = try read(data)
         try migrate(&tree, recordingSteps: false)
@@ -147,7 +147,7 @@ public struct ArchiveDecoder: Sendable {
     }
 
     /// The document chain of `tree`: the one ``DecodingOptions/document`` names, or for a plain
-    /// document the registry's only one (``DocumentChoice``, as `archive-migrate` chooses).
+    /// document the registry's only one (`DocumentChoice`, as `archive-migrate` chooses).
     private func document(for tree: ArchiveValue) -> String? {
         DocumentChoice.name(for: tree, named: options.document, in: registry.catalog)
     }
@@ -156,7 +156,7 @@ public struct ArchiveDecoder: Sendable {
         let envelope = try ArchiveEnvelope(tree: tree)
         let root = envelope?.root ?? tree
         // A plain document's dates and data are read as its chain spells them: the chain named,
-        // or the only one (the rule the migration pass followed, ``DocumentChoice``).
+        // or the only one (the rule the migration pass followed, `DocumentChoice`).
         let conventions =
             envelope == nil
             ? DocumentChoice.name(for: tree, named: options.document, in: registry.catalog).flatMap {

@@ -111,7 +111,7 @@ public struct ArchiveEncoder: Sendable {
     /// The document version the archive records: ``documentVersion``, or the current version of
     /// ``registry``'s chain named ``document``; `nil` when no document is named.
     ///
-    /// - Throws: ``ArchiveError`` with code `invalidValue` when a document is named but neither
+    /// - Throws: `ArchiveError` with code `invalidValue` when a document is named but neither
     ///   a version nor a registry with its chain is given: the archive would carry no version.
     public var stampedDocumentVersion: Int? {
         get throws {

@@ -16,7 +16,7 @@ import Foundation
 /// |---|---|---|---|---|
 /// | direct decoder | `Coding/Direct/` ``DirectJSONDecoder`` | archives whose objects are current or whose chains only move keys (``DirectMigration``), into declared model types, structs, arrays, optionals, strings, numbers, Booleans | *Direct JSON decoding*, *Direct migration* | `fuzz-decode`, `fuzz-migrate` |
 /// | direct encoder | `Coding/Direct/` ``DirectJSONEncoder`` | archives (not plain documents, no way down) without shared instances, conditional references or non-scalar sets | *Direct JSON encoder* | `fuzz-decode` (round trips) |
-/// | text rewrite | `Engine/TextRewrite/` ``JSONTextRewrite`` | upgrading archives whose old objects only move keys, bytes to bytes, for the engine (``MigrationEngine``) | *Upgrading JSON archives by rewriting their text*, *archive-migrate: text rewrite* | `fuzz-upgrade` |
+/// | text rewrite | `Engine/TextRewrite/` `JSONTextRewrite` | upgrading archives whose old objects only move keys, bytes to bytes, for the engine (``MigrationEngine``) | *Upgrading JSON archives by rewriting their text*, *archive-migrate: text rewrite* | `fuzz-upgrade` |
 ///
 /// The rule: **anything a fast path does not cover falls back to the tree path**, and so does
 /// every error (a run that ends is never resumed; the archive is decoded, encoded or upgraded

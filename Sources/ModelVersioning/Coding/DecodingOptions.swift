@@ -32,7 +32,7 @@ public struct DecodingOptions: Sendable {
     /// a `{"schema_version": 1, …}` file, whose chain is registered in the
     /// ``ModelRegistry`` under this name. Archives written by ``ArchiveEncoder`` name their
     /// document in the envelope. When `nil`, a plain document takes the registry's only document
-    /// chain, if it has exactly one (``DocumentChoice``).
+    /// chain, if it has exactly one (`DocumentChoice`).
     public var document: String?
 
     /// Values the models' `init(from:)` can read from `decoder.userInfo`.

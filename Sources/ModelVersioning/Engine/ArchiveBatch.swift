@@ -65,7 +65,7 @@ public struct ArchiveBatch: Sendable {
 
     /// Migrates one archive, as the batch does each of them.
     ///
-    /// - Throws: ``ArchiveError``: what ``MigrationEngine/migrate(_:writingUnchanged:)`` throws.
+    /// - Throws: `ArchiveError`: what ``MigrationEngine/migrate(_:writingUnchanged:)`` throws.
     public func migrate(_ data: Data) throws -> Outcome {
         try engine.migrate(data)
     }

@@ -45,9 +45,9 @@ public final class ArchiveUpgrader: Sendable {
 
     /// An upgrader to the current versions of `catalog`'s chains; plain documents with the
     /// document chain `document` names (as `archive-migrate --document` does), or by the rule of
-    /// ``DocumentChoice``.
+    /// `DocumentChoice`.
     ///
-    /// - Throws: ``ArchiveError`` with code `unknownType` when `document` names no document
+    /// - Throws: `ArchiveError` with code `unknownType` when `document` names no document
     ///   chain of `catalog`.
     public init(catalog: MigrationCatalog, document: String? = nil, options: ArchiveReadingOptions = .init()) throws {
         var engineOptions = MigrationEngine.Options()
@@ -59,7 +59,7 @@ public final class ArchiveUpgrader: Sendable {
 
     /// Upgrades `data` to the current versions.
     ///
-    /// - Throws: ``ArchiveError``: what ``MigrationEngine/migrate(_:writingUnchanged:)`` throws.
+    /// - Throws: `ArchiveError`: what ``MigrationEngine/migrate(_:writingUnchanged:)`` throws.
     public func upgrade(_ data: Data) throws -> UpgradedArchive {
         let outcome = try engine.migrate(data)
         return UpgradedArchive(data: outcome.data ?? data, changed: outcome.changed, rewroteText: outcome.rewroteText)

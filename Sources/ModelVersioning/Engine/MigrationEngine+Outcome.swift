@@ -26,7 +26,7 @@ extension MigrationEngine {
         /// nothing back.
         public var data: Data?
         /// How the document chain was chosen, when the archive's own tree was migrated; its
-        /// ``DocumentChoice/note(for:)`` says when a plain document took the only chain.
+        /// `DocumentChoice.note(for:)` says when a plain document took the only chain.
         public var documentChoice: DocumentChoice?
         /// Whether the JSON text was rewritten without a tree (its old objects only moved keys;
         /// see <doc:FastPaths>). The bytes are the ones the tree gives.

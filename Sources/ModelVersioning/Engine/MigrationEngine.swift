@@ -20,16 +20,16 @@ import Foundation
 ///
 /// For each archive:
 ///
-/// 1. The bytes are read (``ArchiveDocument``): the format is detected, and whether the
+/// 1. The bytes are read (`ArchiveDocument`): the format is detected, and whether the
 ///    document carries this library's markup or is a plain document with its own spellings.
-/// 2. The document chain is chosen by the rule every road follows (``DocumentChoice``): the one
+/// 2. The document chain is chosen by the rule every road follows (`DocumentChoice`): the one
 ///    ``Options/document`` names; none for an archive (the pass follows its envelope and objects);
 ///    the only one for a plain document. A plain document no chain applies to is an error —
 ///    usually a wrong file or a forgotten document name — never "nothing to migrate"; with
 ///    ``Options/migratesNestedArchives`` it is a container of archives instead.
 /// 3. The tree is migrated by the ``Operation``, then carries the way down to
-///    ``Options/readableBy`` when set (``MigrationCatalog/writeWayDown(toRelease:into:)``, noted
-///    in ``MigrationReport/writtenWayDown``).
+///    ``Options/readableBy`` when set (`MigrationCatalog.writeWayDown(toRelease:into:)`, noted
+///    in `MigrationReport.writtenWayDown`).
 /// 4. With ``Options/migratesNestedArchives``, the archives nested in data values are migrated
 ///    the same way and written back into them.
 /// 5. When anything changed, the document is written in its own format, markup and layout: a
@@ -37,7 +37,7 @@ import Foundation
 ///    chain's conventions say.
 ///
 /// A JSON archive whose old objects only move keys is upgraded by rewriting its text instead of
-/// building a tree (``JSONTextRewrite``), to the very bytes the tree gives, when nothing needs
+/// building a tree (`JSONTextRewrite`), to the very bytes the tree gives, when nothing needs
 /// the tree: an upgrade to the current versions with no report asked for
 /// (``Options/reporting`` `.none`), no document named, no way down to write, no nested archives,
 /// markup not turned off. <doc:FastPaths> lists it with the other fast paths.
@@ -48,11 +48,11 @@ public struct MigrationEngine: Sendable {
     /// What the engine does to each archive's tree.
     public enum Operation: Sendable, Hashable {
         /// Upgrades to the current versions of the catalog's chains, or, given a target, to the
-        /// versions it names (``DowngradeTarget/truncating(_:document:)``): an upgrade that stops
+        /// versions it names (`DowngradeTarget.truncating(_:document:)`): an upgrade that stops
         /// short of today's versions.
         case upgrade(to: DowngradeTarget? = nil)
         /// Downgrades to the versions the target names: usually a release of the catalog's
-        /// ``ReleaseManifest``, exactly what that release wrote.
+        /// `ReleaseManifest`, exactly what that release wrote.
         case downgrade(to: DowngradeTarget)
 
         /// Upgrades to the current versions.
@@ -66,14 +66,14 @@ public struct MigrationEngine: Sendable {
         case none
         /// Objects migrated per type and version pair, and the document's migration.
         case counts
-        /// Also every migrated object with its path and steps (``MigrationReport/entries``).
+        /// Also every migrated object with its path and steps (`MigrationReport.entries`).
         case everyObject
     }
 
     /// How the engine reads, chooses and reports.
     public struct Options: Sendable {
         /// The document chain plain documents are migrated with (`archive-migrate --document`);
-        /// `nil` for the rule of ``DocumentChoice``.
+        /// `nil` for the rule of `DocumentChoice`.
         public var document: String?
         /// The older release that must still read what is written (`--readable-by`): its way
         /// down is written into every archive's envelope after it is migrated. Needs the
@@ -90,7 +90,7 @@ public struct MigrationEngine: Sendable {
         /// How archives are read: limits, markup. The migration pass runs within the same limits.
         public var readingOptions = ArchiveReadingOptions()
 
-        /// The defaults: the document chain by ``DocumentChoice``, no way down, no nested
+        /// The defaults: the document chain by `DocumentChoice`, no way down, no nested
         /// archives, newer versions refused, counts reported, default limits.
         public init() {}
     }
@@ -107,7 +107,7 @@ public struct MigrationEngine: Sendable {
 
     /// An engine that applies `operation` to archives with `catalog`'s chains.
     ///
-    /// - Throws: ``ArchiveError`` before any archive is read: code `unknownType` for a document
+    /// - Throws: `ArchiveError` before any archive is read: code `unknownType` for a document
     ///   name the catalog has no chain for, a ``Options/readableBy`` release the catalog does not
     ///   declare (or no releases at all), or a target type no chain has; `missingMigration` for a
     ///   target version outside its chain.
@@ -162,7 +162,7 @@ public struct MigrationEngine: Sendable {
     ///   - data: The archive's bytes, in any format the library reads.
     ///   - writingUnchanged: Whether ``Outcome/data`` holds the archive written again even when
     ///     nothing changed (for a destination that must receive every archive).
-    /// - Throws: ``ArchiveError``: what reading the archive throws (``ArchiveDocument/init(data:options:)``),
+    /// - Throws: `ArchiveError`: what reading the archive throws (`ArchiveDocument.init(data:options:)`),
     ///   code `unknownType` for a plain document no document chain applies to, what the migration
     ///   pass throws (an object newer than its chain, a step that fails, with the type, version,
     ///   step and path), what writing the way down throws, and what the format's writer throws.

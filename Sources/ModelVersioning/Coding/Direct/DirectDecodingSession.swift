@@ -263,7 +263,7 @@ final class DirectDecodingSession {
         return name
     }
 
-    /// ``MigrationCatalog/needsUpgrade(typeName:version:)``, remembered for the last type.
+    /// `MigrationCatalog.needsUpgrade(typeName:version:)`, remembered for the last type.
     @inline(__always)
     private func needsUpgrade(_ typeName: String, _ version: Int?) -> Bool {
         recentType.needsUpgrade(typeName, version, catalog: catalog)

@@ -101,7 +101,7 @@ final class DirectJSONDecoder: Decoder {
     }
 
     /// Whether an object needs the migration pass, on the bytes of its type name, as the
-    /// structural pass asks it: it needs upgrading (``MigrationCatalog/needsUpgrade(typeName:version:)``),
+    /// structural pass asks it: it needs upgrading (`MigrationCatalog.needsUpgrade(typeName:version:)`),
     /// and by more than moving keys (those are upgraded as they are read, ``DirectMigration``).
     private static func needsMigrationPass(_ catalog: MigrationCatalog) -> JSONStructure.ObjectCheck? {
         guard !catalog.isEmpty else { return nil }
@@ -393,7 +393,7 @@ final class DirectJSONDecoder: Decoder {
     }
 
     /// The short number at `value` in the text (``JSONNumberParser/readShort(_:at:end:)``), read
-    /// without making an ``ArchiveValue``; `nil` for any other value (``otherNumber(at:)``).
+    /// without making an `ArchiveValue`; `nil` for any other value (``otherNumber(at:)``).
     @inline(__always)
     private func shortNumber(at value: ValueRef) -> JSONNumberParser.ShortNumber? {
         guard !value.isMade, session.isOpen else { return nil }

@@ -126,7 +126,7 @@ final class DirectJSONEncoder {
         return encoder.emitter.output.takeData()
     }
 
-    /// Writes the envelope (``ArchiveEnvelope/tree``'s keys in its order) around `value`.
+    /// Writes the envelope (`ArchiveEnvelope.tree`'s keys in its order) around `value`.
     private func writeEnvelope<T: Encodable>(_ value: T, document: String?, documentVersion: Int?) throws {
         levels.append(Level(serial: takeSerial(), key: nil, model: nil, container: Self.noContainer, isDetached: false))
         let serial = try openFrame(isArray: false, keyType: nil)
@@ -290,7 +290,7 @@ final class DirectJSONEncoder {
     }
 
     /// Runs `write` as the value of a new level under `key` (the tree encoder's child encoder:
-    /// one level deeper, within ``ArchiveLimits/maxDepth``), then writes what it left open and
+    /// one level deeper, within `ArchiveLimits.maxDepth`), then writes what it left open and
     /// leaves the level.
     @inline(__always)
     private func withLevel(key: (any CodingKey)?, model: ModelInfo?, _ write: (Int) throws -> Void) throws {
@@ -406,7 +406,7 @@ final class DirectJSONEncoder {
         return Self.noContainer
     }
 
-    /// Writes `[` or `{` and pushes its frame, within ``ArchiveLimits/maxDepth`` as the tree
+    /// Writes `[` or `{` and pushes its frame, within `ArchiveLimits.maxDepth` as the tree
     /// writer counts it.
     private func openFrame(isArray: Bool, keyType: ObjectIdentifier?) throws -> Int {
         guard frames.count < maxDepth else { throw Unsupported() }

@@ -104,7 +104,7 @@ extension KeyedEncodingStorage.Nested {
 
 extension ArchiveValue {
     /// The same dictionary with its keys sorted, or array with its elements in
-    /// ``ArchiveValue/canonicallyPrecedes(_:)`` order.
+    /// `ArchiveValue.canonicallyPrecedes(_:)` order.
     func sorted(by order: UnorderedCollectionOrder) -> ArchiveValue {
         switch (self, order) {
         case (.dictionary(let dictionary), .keys):

@@ -5,7 +5,7 @@ import Foundation
 /// old object the way its chain leaves it, when the chain only moves keys (rename, add a scalar
 /// default, remove, nest, rename the type: ``KeyMovingUpgrade``).
 ///
-/// The bytes are the ones the tree path gives — read the archive (``ArchiveDocument``), run the
+/// The bytes are the ones the tree path gives — read the archive (`ArchiveDocument`), run the
 /// migration pass, write the tree in the document's own layout — not merely an equal tree: the
 /// same keys in the same order, the same spelling of every number and string (`1.50` becomes
 /// `1.5` on both paths), the same indentation. Every scalar is read by the tree reader's own
@@ -658,7 +658,7 @@ package final class JSONTextRewrite: @unchecked Sendable {
             return String(decoding: UnsafeBufferPointer(start: text.bytes + start, count: stop &- start), as: UTF8.self)
         }
 
-        /// ``MigrationCatalog/needsUpgrade(typeName:version:)``, remembered for the last type.
+        /// `MigrationCatalog.needsUpgrade(typeName:version:)`, remembered for the last type.
         private func needsUpgrade(_ typeName: String, _ version: Int?) -> Bool {
             workspace.recentType.needsUpgrade(typeName, version, catalog: owner.catalog)
         }
