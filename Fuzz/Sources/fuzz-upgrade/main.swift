@@ -10,7 +10,13 @@ import ModelVersioning
 // `FUZZ_WRITE_SEEDS=dir fuzz-upgrade` writes seed archives of the catalog's types.
 
 private let options = ArchiveReadingOptions(limits: FuzzCheck.limits)
-private let upgrader = ArchiveUpgrader(catalog: upgradeCatalog, options: options)
+private let upgrader: ArchiveUpgrader = {
+    do {
+        return try ArchiveUpgrader(catalog: upgradeCatalog, options: options)
+    } catch {
+        preconditionFailure("the fuzz catalog has no document to name: \(error)")
+    }
+}()
 private let pass = MigrationPass(catalog: upgradeCatalog, options: MigrationOptions(limits: FuzzCheck.limits))
 
 private let seeds = [
