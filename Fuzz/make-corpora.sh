@@ -82,7 +82,7 @@ if [ "$wanted" = all ] || [ "$wanted" = rules ]; then
     copy corpus-rules "${seeds[@]}"
 fi
 
-if [ "$wanted" = all ] || [ "$wanted" = carried ]; then
+if [ "$wanted" = all ] || [ "$wanted" = way-down ]; then
     FUZZ_WRITE_SEEDS=corpus-way-down SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 .build/release/fuzz-way-down
 fi
 

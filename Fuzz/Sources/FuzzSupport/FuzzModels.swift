@@ -82,7 +82,16 @@ public class Leaf: FuzzShape {
     public var small: UInt8
     public var values: [Int]
 
-    public static let unversionedVersion: Int? = 1
+    // A base class declares every requirement as a `class var` (the registry refuses one that
+    // leaves them to the protocol's defaults); FancyLeaf inherits them all.
+    public class var archiveTypeName: String { String(describing: self) }
+    public class var archiveTypeAliases: [String] { [] }
+    public class var modelVersion: Int { 1 }
+    public class var migrationSteps: [MigrationStep] { [] }
+    public class var unversionedVersion: Int? { 1 }
+    public class var encodingBehaviors: [String: EncodingBehavior] { [:] }
+    public class var allowedTypes: [String: [any VersionedModel.Type]] { [:] }
+    public class var downgradeFallback: DowngradeFallback? { nil }
 
     public init(value: Int, label: String? = nil) {
         self.value = value

@@ -85,6 +85,8 @@ package struct RecentTypeName {
     private var name = ""
     private var version: Int?
     private var needsUpgrade = false
+    /// For an up-to-date type: ``MigrationCatalog/lastStepSourceKeys(typeName:)``.
+    private var lastStepSourceKeys: [[UInt8]] = []
 
     /// No type name read yet.
     package init() {}
@@ -104,8 +106,22 @@ package struct RecentTypeName {
     package mutating func needsUpgrade(_ typeName: String, _ version: Int?, catalog: MigrationCatalog) -> Bool {
         if version == self.version && typeName == name { return needsUpgrade }
         needsUpgrade = catalog.needsUpgrade(typeName: typeName, version: version)
+        lastStepSourceKeys = needsUpgrade ? [] : catalog.lastStepSourceKeys(typeName: typeName)
         name = typeName
         self.version = version
         return needsUpgrade
+    }
+
+    /// Whether an object of the last name and version, found up to date by
+    /// ``needsUpgrade(_:_:catalog:)``, holding the key of `length` UTF-8 bytes at `key` must be
+    /// left to the migration pass: the key is the source of a move of its chain's last step, so
+    /// the object may have the layout of the version before, which the pass checks and refuses.
+    @inline(__always)
+    package func leavesToPass(key: UnsafePointer<UInt8>, length: Int) -> Bool {
+        guard !lastStepSourceKeys.isEmpty else { return false }
+        for source in lastStepSourceKeys where source.count == length {
+            if source.withUnsafeBufferPointer({ JSONText.equal(key, $0.baseAddress, length: length) }) { return true }
+        }
+        return false
     }
 }

@@ -31,6 +31,10 @@ final class CompiledChain: Sendable {
     /// An object at the current version that holds a source and not its destination has the keys
     /// of the version before: the archive's version and the chain's disagree.
     let lastStepMoves: [(from: [String], to: [String])]
+    /// The first key of each source in ``lastStepMoves``, as UTF-8: an object at the current
+    /// version holding none of them passes the check at once (the JSON fast paths test these
+    /// and leave an object that holds one to the tree).
+    let lastStepSourceKeys: [[UInt8]]
 
     convenience init(_ chain: TypeMigrations) throws {
         if let index = chain.aliases.firstIndex(of: "") {
@@ -122,6 +126,13 @@ final class CompiledChain: Sendable {
         self.versionKeys = versionKeys
         self.keyMovingSteps = sorted.map { $0.rules.allSatisfy { CompiledChain.ruleMovesKeysOnly($0) } }
         self.lastStepMoves = isDocument ? [] : (sorted.last?.rules.flatMap(\.movedKeyPaths) ?? [])
+        var sourceKeys: [[UInt8]] = []
+        for move in lastStepMoves {
+            guard let first = move.from.first else { continue }
+            let key = Array(first.utf8)
+            if !sourceKeys.contains(key) { sourceKeys.append(key) }
+        }
+        self.lastStepSourceKeys = sourceKeys
     }
 
     /// The first of the last step's moves whose source `fields` hold without its destination:

@@ -194,6 +194,15 @@ public struct MigrationCatalog: Sendable {
         return version != chain.currentVersion || typeName != chain.name
     }
 
+    /// For an object of `typeName` at its current version: the first keys (UTF-8) of what its
+    /// chain's last step moves. Such an object holding one of them may have the layout of the
+    /// version before, which the migration pass refuses (``ArchiveError/Code/missingMigration``);
+    /// the JSON fast paths leave it to the pass. Empty for other names.
+    package func lastStepSourceKeys(typeName: String) -> [[UInt8]] {
+        guard let index = chainIndexByName[typeName], chains[index].name == typeName else { return [] }
+        return chains[index].lastStepSourceKeys
+    }
+
     /// The document chain named `name`.
     public func document(named name: String) -> DocumentMigrations? {
         documents.first { $0.name == name }

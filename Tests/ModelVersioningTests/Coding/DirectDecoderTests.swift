@@ -153,6 +153,15 @@ private struct DecCount: VersionedModel, Equatable {
     static let archiveTypeName = "DecCount"
 }
 
+/// A model whose last step renames `a` to `b`: at v2, an object holding `a` and no `b` has the
+/// layout of v1, which the migration pass refuses.
+private struct DecRenamed: VersionedModel, Equatable {
+    var b: Int?
+    static let archiveTypeName = "DecRenamed"
+    static let modelVersion = 2
+    static let migrationSteps = [MigrationStep(from: 1, to: 2, rules: [.rename("a", to: "b")])]
+}
+
 /// A key spelled with KELVIN SIGN, which is `"K"` as a Swift string.
 private struct DecKelvin: Codable, Equatable {
     var kelvin: Int?
@@ -287,6 +296,20 @@ struct DirectDecoderTests {
             let table = try bytes(library.holders, pretty: pretty)
             #expect(streamed([String: DecHolder].self, table) == library.holders)
         }
+    }
+
+    @Test("an object at the current version with the keys of the version before is refused as by the tree, not decoded")
+    func currentVersionWithOldKeys() throws {
+        let decoder = ArchiveDecoder(registry: try ModelRegistry([DecRenamed.self]))
+        let old = json(#"{"$type":"DecRenamed","$version":2,"a":1}"#)
+        // Decoded straight from the bytes, `b` would silently be nil.
+        #expect(DirectJSONDecoder.decode(DecRenamed.self, from: old, with: decoder) == nil)
+        let error = try #require(throws: ArchiveError.self) { try decoder.decode(DecRenamed.self, from: old) }
+        #expect(error.code == .missingMigration && error.archivedVersion == 2, "\(error)")
+        #expect(error.message.contains("holds 'a' and no 'b'"), "\(error)")
+        // The current layout still streams.
+        let current = json(#"{"$type":"DecRenamed","$version":2,"b":1}"#)
+        #expect(DirectJSONDecoder.decode(DecRenamed.self, from: current, with: decoder) == DecRenamed(b: 1))
     }
 
     @Test("an envelope of a document at its chain's current version streams; an older one migrates")

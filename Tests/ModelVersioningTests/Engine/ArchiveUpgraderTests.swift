@@ -146,6 +146,31 @@ struct ArchiveUpgraderTests {
             plain.rewroteText && String(decoding: plain.data, as: UTF8.self) == #"{"$type":"Kite","$version":2,"b":1}"#)
     }
 
+    @Test("an object at the current version with the keys of the version before: the rewrite leaves it to the tree's refusal")
+    func currentVersionWithOldKeys() throws {
+        let catalog = try MigrationCatalog(types: [
+            TypeMigrations(
+                typeName: "Kite", currentVersion: 2, steps: [MigrationStep(from: 1, to: 2, rules: [.rename("a", to: "b")])])
+        ])
+        let rewriter = JSONTextRewrite(catalog: catalog, limits: .default)
+        let upgrader = try ArchiveUpgrader(catalog: catalog)
+        for text in [#"{"$type":"Kite","$version":2,"a":{"k":"\u212A"}}"#, #"{"$type":"Kite","$version":2,"a":1,"c":2}"#] {
+            let data = Data(text.utf8)
+            #expect(rewriter.upgrade(data) == nil, "\(text)")
+            let error = try #require(throws: ArchiveError.self) { try upgrader.upgrade(data) }
+            #expect(error.code == .missingMigration && error.message.contains("holds 'a' and no 'b'"), "\(error)")
+        }
+        // Both keys: the tree accepts it as current, and so does the upgrader (through the tree).
+        let both = Data(#"{"$type":"Kite","$version":2,"a":1,"b":2}"#.utf8)
+        let tree = try #require(KeyMovingArchives.treePath(both, catalog: catalog))
+        let result = try upgrader.upgrade(both)
+        #expect(!result.changed && !tree.changed && result.data == both)
+        // The current layout is still rewritten (unchanged) from the text.
+        let current = Data(#"{"$type":"Kite","$version":2,"b":1}"#.utf8)
+        let unchanged = try upgrader.upgrade(current)
+        #expect(unchanged.rewroteText && !unchanged.changed && unchanged.data == current)
+    }
+
     @Test("a dropped value nested deeper than the rewrite goes, under raised limits, goes to the tree without a trap")
     func deepDroppedValue() throws {
         var limits = ArchiveLimits.default

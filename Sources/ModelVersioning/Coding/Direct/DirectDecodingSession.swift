@@ -225,6 +225,8 @@ final class DirectDecodingSession {
         if let typeName, needsUpgrade(typeName, version) {
             return try upgraded(object, typeName: typeName, version: version, depth: depth)
         }
+        // Up to date, but holding a key the last step moves away: the pass checks the layout.
+        if typeName != nil && object.holdsLastStepSource(recentType) { throw unsupported() }
         state.pointee.typeName = typeName
         state.pointee.version = version
         return object

@@ -152,6 +152,23 @@ final class DirectObject: ManagedBuffer<DirectObject.Header, DirectObject.Member
     }
 
     /// Whether a key appears twice (the parser rejects such objects).
+    /// Whether one of the keys is a source of a move of its chain's last step
+    /// (``RecentTypeName/leavesToPass(key:length:)`` of `recentType`, just asked about this
+    /// object's type): the tree decoder's pass checks such an object.
+    func holdsLastStepSource(_ recentType: borrowing RecentTypeName) -> Bool {
+        withUnsafeMutablePointers { header, members in
+            for index in 0..<header.pointee.count {
+                let member = members[index]
+                if recentType.leavesToPass(
+                    key: header.pointee.keys + Int(member.keyStart), length: Int(member.keyLength))
+                {
+                    return true
+                }
+            }
+            return false
+        }
+    }
+
     func hasDuplicateKey() -> Bool {
         withUnsafeMutablePointers { header, members in
             let count = header.pointee.count

@@ -471,6 +471,13 @@ package final class JSONTextRewrite: @unchecked Sendable {
                 return
             }
             try checkUniqueKeys(from: base)
+            // Up to date, but holding a key the last step moves away: the pass checks the layout.
+            for index in base..<members.count {
+                let member = members[index]
+                if workspace.recentType.leavesToPass(key: text.bytes + member.keyStart, length: member.keyLength) {
+                    throw TreePath()
+                }
+            }
             emitter.output.append(UInt8(ascii: "{"))
             emitter.writeTypeAndVersion(typeName: typeName, version: version, level: level &+ 1)
             for index in 0..<count {
