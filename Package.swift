@@ -46,9 +46,14 @@ let package = Package(
                 .target(name: "CSQLite", condition: .when(platforms: [.linux, .android, .openbsd, .windows])),
             ]),
         .executableTarget(name: "archive-migrate", dependencies: ["ArchiveMigrateKit"]),
-        // The store case runs ArchiveMigrateKit's SQLite path, beside a Python script doing the same.
+        // The store case runs ArchiveMigrateKit's SQLite path, beside a Python script doing the same; the
+        // front-door case an app's own SQLite code on the public API, beside the tool.
         .executableTarget(
-            name: "archive-bench", dependencies: ["ModelVersioning", "ArchiveMigrateKit"],
+            name: "archive-bench",
+            dependencies: [
+                "ModelVersioning", "ArchiveMigrateKit",
+                .target(name: "CSQLite", condition: .when(platforms: [.linux, .android, .openbsd, .windows])),
+            ],
             path: "Benchmarks/archive-bench",
             exclude: ["sqlite_migrate.py"]),
         // The repository's own sample app, whose shipped archives are in Fixtures/archives/Sketch, and its

@@ -61,6 +61,7 @@ struct BenchmarkResults {
     /// Peak resident-set growth divided by the input size, per case.
     var peakMemory: [String: Double] = [:]
     var stores: StoreBenchmark.Results?
+    var frontDoors: FrontDoorBenchmark.Results?
     var options: BenchmarkOptions
 
     /// The headline size: the middle one of the full run, the largest of a quick one.
@@ -136,6 +137,7 @@ struct BenchmarkResults {
             lines.append("  " + pad(name, 40) + String(format: "%.2f×", ratio))
         }
         if let stores { lines += stores.tableLines() }
+        if let frontDoors { lines += frontDoors.tableLines() }
         return lines.joined(separator: "\n")
     }
 
@@ -192,6 +194,9 @@ struct BenchmarkResults {
                 peakMemory.sorted(by: { $0.key < $1.key }).map { ($0.key, .double(($0.value * 100).rounded() / 100)) }))
         if let stores {
             for (key, value) in stores.jsonEntries() { tree[key] = value }
+        }
+        if let frontDoors {
+            for (key, value) in frontDoors.jsonEntries() { tree[key] = value }
         }
         tree["headline_objects"] = .int(Int64(headlineSize))
         tree["runs"] = .int(Int64(options.runs))
@@ -292,6 +297,8 @@ struct BenchmarkSuite {
         results.stores = try StoreBenchmark.run(
             rows: options.storeRows, runs: options.runs, batchFiles: options.batchFiles, batchLines: options.batchLines,
             progress: progress)
+        results.frontDoors = try FrontDoorBenchmark.run(
+            count: options.storeRows, runs: options.runs, progress: progress)
         results.perKeyNanoseconds = try LargeDictionaryBenchmark.run(
             sizes: options.dictionarySizes, runs: options.runs, progress: progress)
         return results

@@ -5,6 +5,7 @@
 //   swift run -c release archive-bench --json     # machine-readable ratios
 //   swift run -c release archive-bench --stores   # the store cases alone (with --quick, --json)
 //   swift run -c release archive-bench --text-upgrade   # one small JSON archive upgraded, text vs tree
+//   swift run -c release archive-bench --front-doors   # the Swift API and archive-migrate on rows and files
 //   swift run -c release archive-bench --many-keys   # only objects with 10k, 100k, 1M keys
 //   swift run -c release archive-bench --many-keys --sizes 1000000 --case "add rules"   # one of them
 //
@@ -32,6 +33,11 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--run-tool" {
     // Child mode for the store cases: the archive-migrate tool, in this process.
     exit(ArchiveMigrate().run(Array(arguments.dropFirst())))
+}
+
+if arguments.first == "--run-api" {
+    // Child mode for the front-door case: an app's own code on the public Swift API.
+    exit(FrontDoorBenchmark.runAPI(Array(arguments.dropFirst())))
 }
 
 if let index = arguments.firstIndex(of: "--measure-memory"), index + 2 < arguments.count {
@@ -78,6 +84,20 @@ do {
             String(
                 format: "small JSON archive upgraded on one thread: text rewrite %.2f us, tree path %.2f us", text, tree
             ))
+        exit(0)
+    }
+    if arguments.contains("--front-doors") {
+        let doors = try FrontDoorBenchmark.run(
+            count: options.storeRows, runs: options.runs,
+            progress: { line in if !json { FileHandle.standardError.write(Data((line + "\n").utf8)) } })
+        if json {
+            FileHandle.standardOutput.write(
+                try ArchiveFormat.json.write(
+                    .dictionary(ArchiveDictionary(doors.jsonEntries())), options: ArchiveWritingOptions(markup: .plain))
+            )
+        } else {
+            print(doors.tableLines().joined(separator: "\n"))
+        }
         exit(0)
     }
     if arguments.contains("--many-keys") {

@@ -146,15 +146,20 @@ struct ArchiveUpgraderTests {
             plain.rewroteText && String(decoding: plain.data, as: UTF8.self) == #"{"$type":"Kite","$version":2,"b":1}"#)
     }
 
-    @Test("an object at the current version with the keys of the version before: the rewrite leaves it to the tree's refusal")
+    @Test(
+        "an object at the current version with the keys of the version before: the rewrite leaves it to the tree's refusal"
+    )
     func currentVersionWithOldKeys() throws {
         let catalog = try MigrationCatalog(types: [
             TypeMigrations(
-                typeName: "Kite", currentVersion: 2, steps: [MigrationStep(from: 1, to: 2, rules: [.rename("a", to: "b")])])
+                typeName: "Kite", currentVersion: 2,
+                steps: [MigrationStep(from: 1, to: 2, rules: [.rename("a", to: "b")])])
         ])
         let rewriter = JSONTextRewrite(catalog: catalog, limits: .default)
         let upgrader = try ArchiveUpgrader(catalog: catalog)
-        for text in [#"{"$type":"Kite","$version":2,"a":{"k":"\u212A"}}"#, #"{"$type":"Kite","$version":2,"a":1,"c":2}"#] {
+        for text in [
+            #"{"$type":"Kite","$version":2,"a":{"k":"\u212A"}}"#, #"{"$type":"Kite","$version":2,"a":1,"c":2}"#,
+        ] {
             let data = Data(text.utf8)
             #expect(rewriter.upgrade(data) == nil, "\(text)")
             let error = try #require(throws: ArchiveError.self) { try upgrader.upgrade(data) }
