@@ -297,8 +297,10 @@ struct BenchmarkSuite {
         results.stores = try StoreBenchmark.run(
             rows: options.storeRows, runs: options.runs, batchFiles: options.batchFiles, batchLines: options.batchLines,
             progress: progress)
+        // Quick: few enough files that their flushes stay within seconds.
         results.frontDoors = try FrontDoorBenchmark.run(
-            count: options.storeRows, runs: options.runs, progress: progress)
+            count: options.quick ? min(options.storeRows, 2_000) : options.storeRows, runs: options.runs,
+            progress: progress)
         results.perKeyNanoseconds = try LargeDictionaryBenchmark.run(
             sizes: options.dictionarySizes, runs: options.runs, progress: progress)
         return results
