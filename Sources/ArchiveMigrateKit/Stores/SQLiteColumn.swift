@@ -252,12 +252,15 @@ final class SQLiteColumn {
         return rows
     }
 
-    /// Whether `key` comes after `earlier` in the order rows are read.
+    /// Whether `key` comes after `earlier` in the order rows are read. A key holding NULL
+    /// follows any: SQL orders no row value with a NULL in it (`WHERE key > ?` after it reads
+    /// nothing), and a unique index lets such keys repeat; the window's write names them.
     private func key(_ key: Key, follows earlier: Key) throws -> Bool {
         switch (key, earlier) {
         case (.rowid(let rowid), .rowid(let earlierRowid)):
             return rowid > earlierRowid
         default:
+            if key.holdsNull || earlier.holdsNull { return true }
             guard let follows else { return false }
             defer { follows.reset() }
             try follows.bind(key.values + earlier.values)
