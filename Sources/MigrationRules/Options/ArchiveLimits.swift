@@ -14,6 +14,9 @@
 /// | ``maxDataLength`` | 256 MiB | 32 MiB | bytes of one data value |
 /// | ``maxCollectionCount`` | 16,777,216 | 1,000,000 | elements of one array or entries of one dictionary |
 /// | ``maxReferencesExpanded`` | 1,000,000 | 100,000 | values copied when a shared value without identity is used again |
+/// | ``maxChainSteps`` | 10,000 | 1,000 | steps of one chain read from a rules file or a carried way down |
+/// | ``maxRuleKeys`` | 100,000 | 10,000 | keys one rule of a rules file or a carried way down names |
+/// | ``maxRuleCount`` | 100,000 | 10,000 | rules of one rules file or carried way down, scoped rules included |
 ///
 /// ```swift
 /// var limits = ArchiveLimits()
@@ -37,6 +40,9 @@ public struct ArchiveLimits: Sendable, Hashable {
         case dataLength = "maxDataLength"
         case collectionCount = "maxCollectionCount"
         case referencesExpanded = "maxReferencesExpanded"
+        case chainSteps = "maxChainSteps"
+        case ruleKeys = "maxRuleKeys"
+        case ruleCount = "maxRuleCount"
 
         public var description: String { "ArchiveLimits.\(rawValue)" }
     }
@@ -67,6 +73,17 @@ public struct ArchiveLimits: Sendable, Hashable {
     /// from a reference) is used again. A small archive that references one large array a million
     /// times stops here instead of growing without bound.
     public var maxReferencesExpanded: Int = 1_000_000
+    /// The most steps one chain of a rules file or of a carried way down (``WayDown``) may have.
+    /// Real apps have a step per release that changed a type; a chain of a million steps is a
+    /// file made to take time.
+    public var maxChainSteps: Int = 10_000
+    /// The most keys one rule of a rules file or of a carried way down may name: the keys of a
+    /// `nest`, `hoist`, `split` or `merge`, the keys of a path. Paths are also no deeper than
+    /// ``maxDepth``: a path deeper than the tree may be cannot name anything in it.
+    public var maxRuleKeys: Int = 100_000
+    /// The most rules one rules file or carried way down may hold, counting the rules inside
+    /// `scope` rules, the inverse rules of steps and the rules of downgrade fallbacks.
+    public var maxRuleCount: Int = 100_000
 
     /// The defaults in the table above.
     public init() {}
@@ -75,8 +92,9 @@ public struct ArchiveLimits: Sendable, Hashable {
     public static let `default` = ArchiveLimits()
 
     /// A tighter preset for input from other apps or the network: depth 32, 64 MiB of input,
-    /// 1,000,000 values, 8 MiB strings, 32 MiB data, 1,000,000 elements per collection and
-    /// 100,000 expanded references.
+    /// 1,000,000 values, 8 MiB strings, 32 MiB data, 1,000,000 elements per collection,
+    /// 100,000 expanded references, 1,000 steps per chain, 10,000 keys per rule and 10,000
+    /// rules.
     public static let untrusted: ArchiveLimits = {
         var limits = ArchiveLimits()
         limits.maxDepth = 32
@@ -86,6 +104,9 @@ public struct ArchiveLimits: Sendable, Hashable {
         limits.maxDataLength = 32 << 20
         limits.maxCollectionCount = 1_000_000
         limits.maxReferencesExpanded = 100_000
+        limits.maxChainSteps = 1_000
+        limits.maxRuleKeys = 10_000
+        limits.maxRuleCount = 10_000
         return limits
     }()
 
@@ -99,6 +120,9 @@ public struct ArchiveLimits: Sendable, Hashable {
         case .dataLength: return maxDataLength
         case .collectionCount: return maxCollectionCount
         case .referencesExpanded: return maxReferencesExpanded
+        case .chainSteps: return maxChainSteps
+        case .ruleKeys: return maxRuleKeys
+        case .ruleCount: return maxRuleCount
         }
     }
 }

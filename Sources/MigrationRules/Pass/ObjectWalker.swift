@@ -297,7 +297,7 @@ struct ObjectWalker {
                 steps += chain.stepNames(from: from, to: fallback.version)
                 do {
                     for rule in fallback.rules.reversed() { try rule.inverse?.apply(to: &target) }
-                    try target.renameType(to: catalog.types[keptIndex].archiveName(atVersion: keptChain.oldestVersion))
+                    try target.renameType(to: keptChain.archiveName(atVersion: keptChain.oldestVersion))
                 } catch let error as ArchiveError {
                     throw error.adding(typeName: archivedName, archivedVersion: archivedVersion, step: fallback.label)
                 }

@@ -27,6 +27,10 @@ final class CompiledChain: Sendable {
     let versionKeys: [String]
     /// Per step: whether its rules only move keys (``FieldLayout``).
     let keyMovingSteps: [Bool]
+    /// The name objects carry at each version, from ``oldestVersion`` (`archiveNames[0]`) to
+    /// ``currentVersion``: as ``TypeMigrations/archiveName(atVersion:)`` gives it, computed once,
+    /// in one pass down the steps.
+    let archiveNames: [String]
 
     convenience init(_ chain: TypeMigrations) throws {
         if let index = chain.aliases.firstIndex(of: "") {
@@ -117,6 +121,20 @@ final class CompiledChain: Sendable {
         self.stepNames = sorted.map(\.displayName)
         self.versionKeys = versionKeys
         self.keyMovingSteps = sorted.map { $0.rules.allSatisfy { CompiledChain.ruleMovesKeysOnly($0) } }
+        // Down from today's name: a step's first type rename names the version it starts at.
+        var names = [String](repeating: name, count: sorted.count + 1)
+        for index in sorted.indices.reversed() {
+            names[index] = sorted[index].rules.lazy.flatMap(\.renamedTypeNames).first ?? names[index + 1]
+        }
+        self.archiveNames = names
+    }
+
+    /// The name objects carry at `version`: ``archiveNames`` within the chain, today's name
+    /// above it, the oldest name below it.
+    func archiveName(atVersion version: Int) -> String {
+        if version >= currentVersion { return archiveNames[archiveNames.count - 1] }
+        if version <= oldestVersion { return archiveNames[0] }
+        return archiveNames[version - oldestVersion]
     }
 
     /// The names of the steps from `from` to `to` (either direction), for reports.

@@ -127,7 +127,8 @@ public struct MigrationCatalog: Sendable {
             }
             fallbacks.append(
                 CompiledFallback(
-                    chain: target, version: fallback.version, name: chain.archiveName(atVersion: fallback.version),
+                    chain: target, version: fallback.version,
+                    name: chains[target].archiveName(atVersion: fallback.version),
                     rules: fallback.rules, label: "\(type.typeName) → \(chain.typeName) v\(fallback.version)"))
         }
         // Fallbacks lead somewhere: following them from any type ends at a type without one.
