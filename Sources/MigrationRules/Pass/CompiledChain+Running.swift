@@ -54,6 +54,22 @@ extension CompiledChain {
         // Indices rather than `for rule in rules`: the rules are used in place, not copied.
         var index = rules.startIndex
         while index < rules.endIndex {
+            if Self.editsEntryList(rules[index]) {
+                // A run of `move` and `remove` rules on a large object: on a linked list of its
+                // entries (``EntryList``), where each takes constant time, as one after another
+                // would on the dictionary.
+                var end = index + 1
+                while end < rules.endIndex, Self.editsEntryList(rules[end]) { end += 1 }
+                if end - index > 1 && target.fields.count > ArchiveDictionary.indexedCount {
+                    do {
+                        try Self.runOnEntryList(rules[index..<end], on: &target)
+                    } catch let error as ArchiveError {
+                        throw error.adding(typeName: archivedName, archivedVersion: archivedVersion, step: label)
+                    }
+                    index = end
+                    continue
+                }
+            }
             if case .add = rules[index].operation {
                 // A run of `add` rules on a large object: appended together (one growth of the
                 // key index, look-ups a group at a time), as one after another would.
@@ -84,4 +100,39 @@ extension CompiledChain {
         }
     }
 
+    /// Whether `rule` is one ``runOnEntryList(_:on:)`` runs: a `remove`, or a `move` along key
+    /// paths.
+    private static func editsEntryList(_ rule: MigrationRule) -> Bool {
+        switch rule.operation {
+        case .remove: return true
+        case .move(_, _, let keys): return keys != nil
+        default: return false
+        }
+    }
+
+    /// Runs `rules` (each one ``editsEntryList(_:)`` accepts) on a linked list of the target's
+    /// entries, which becomes its fields again at the end, or when a rule throws.
+    ///
+    /// - Throws: The first rule's error, with the rule named, as ``MigrationRule/apply(to:)``
+    ///   throws it.
+    private static func runOnEntryList(_ rules: ArraySlice<MigrationRule>, on target: inout MigrationTarget) throws {
+        var fields = ArchiveDictionary()
+        swap(&fields, &target.fields)
+        let list = EntryList(consume fields)
+        defer { target.fields = list.dictionary() }
+        for rule in rules {
+            do {
+                switch rule.operation {
+                case .remove(let key, _):
+                    list.remove(key)
+                case .move(_, _, let keys?):
+                    try list.move(keys.from, to: keys.to, base: target.path)
+                default:
+                    break
+                }
+            } catch let error as ArchiveError {
+                throw error.adding(rule: rule.description)
+            }
+        }
+    }
 }

@@ -66,4 +66,31 @@ struct BoundedWorkToolTests {
         #expect(
             refused.standardError.contains("the chain has 20000 steps, more than 10000 at wayDown.types.Circle.steps"))
     }
+
+    /// A rules file whose `Wide` v1 → v2 step is `rules`, and an archive of one `Wide` v1
+    /// object with the keys `field0`…
+    static func wide(keys count: Int, rules: [MigrationRule], in scratch: ScratchFolder) throws -> (Data, String) {
+        let catalog = try MigrationCatalog(types: [
+            TypeMigrations(typeName: "Wide", currentVersion: 2, steps: [MigrationStep(from: 1, to: 2, rules: rules)])
+        ])
+        let rulesURL = scratch.url.appendingPathComponent("wide.rules.json")
+        try ArchiveFormat.json.write(try catalog.rulesFile(), options: ArchiveWritingOptions(markup: .plain))
+            .write(to: rulesURL)
+        var fields = ArchiveDictionary()
+        for index in 0..<count { fields["field\(index)"] = .int(Int64(index)) }
+        let archive = try ArchiveFormat.json.write(.object(ArchiveObject(typeName: "Wide", version: 1, fields: fields)))
+        return (archive, rulesURL.path)
+    }
+
+    @Test("a rules file that nests 100,000 keys, or removes them one rule each, runs on an object of as many")
+    func manyKeys() throws {
+        let keys = (0..<100_000).map { "field\($0)" }
+        for rules in [[MigrationRule.nest(keys, into: "group")], keys.map { MigrationRule.remove($0) }] {
+            let scratch = try ScratchFolder()
+            let (archive, rulesPath) = try Self.wide(keys: keys.count, rules: rules, in: scratch)
+            let run = try #require(try Self.upgrade(archive, rules: rulesPath, in: scratch), "still running")
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(run.standardError.contains("Wide v1 → v2: 1"), "\(run.standardError)")
+        }
+    }
 }
