@@ -17,6 +17,7 @@
 /// | ``maxChainSteps`` | 10,000 | 1,000 | steps of one chain read from a rules file or a carried way down |
 /// | ``maxRuleKeys`` | 100,000 | 10,000 | keys one rule of a rules file or a carried way down names |
 /// | ``maxRuleCount`` | 100,000 | 10,000 | rules of one rules file or carried way down, scoped rules included |
+/// | ``maxRuleWork`` | 16 | 4 | what the rules of one migration pass write and look up, per byte of the archive and of the rules (and 1 MiB in any archive) |
 ///
 /// ```swift
 /// var limits = ArchiveLimits()
@@ -43,6 +44,7 @@ public struct ArchiveLimits: Sendable, Hashable {
         case chainSteps = "maxChainSteps"
         case ruleKeys = "maxRuleKeys"
         case ruleCount = "maxRuleCount"
+        case ruleWork = "maxRuleWork"
 
         public var description: String { "ArchiveLimits.\(rawValue)" }
     }
@@ -84,6 +86,22 @@ public struct ArchiveLimits: Sendable, Hashable {
     /// The most rules one rules file or carried way down may hold, counting the rules inside
     /// `scope` rules, the inverse rules of steps and the rules of downgrade fallbacks.
     public var maxRuleCount: Int = 100_000
+    /// How much the rules of one migration pass may write and look up, per byte of the archive
+    /// they run on and of the rules themselves, with 1 MiB allowed in any archive.
+    ///
+    /// Each time a rule runs it counts the bytes of what it names, as the canonical bytes of a
+    /// way down spell them (9 bytes per value, key or name, and the bytes of each string, key,
+    /// name and data value): the keys it looks up, moves or renames, the type name it gives,
+    /// the values it copies in (an `add`'s default, a converter's mapped value). That bounds both
+    /// what it can make (an `add` of a large default copied into every object) and the time it
+    /// takes (a rule of many keys run on every object); each step run counts 9 bytes, and every
+    /// object the pass renames its type name. The archive is measured the same way, once, when
+    /// the pass first has rules to run. The upgrades of the Sketch sample's archives from every
+    /// release, and the way down it writes for release 1.1, count at most once their size
+    /// besides the first MiB; `untrusted`'s 4 bounds what an archive of another app can make
+    /// to a few times its size. Rules written as closures count only their names: they are the
+    /// app's own code.
+    public var maxRuleWork: Int = 16
 
     /// The defaults in the table above.
     public init() {}
@@ -93,8 +111,8 @@ public struct ArchiveLimits: Sendable, Hashable {
 
     /// A tighter preset for input from other apps or the network: depth 32, 64 MiB of input,
     /// 1,000,000 values, 8 MiB strings, 32 MiB data, 1,000,000 elements per collection,
-    /// 100,000 expanded references, 1,000 steps per chain, 10,000 keys per rule and 10,000
-    /// rules.
+    /// 100,000 expanded references, 1,000 steps per chain, 10,000 keys per rule, 10,000 rules
+    /// and rule work of 4 times the archive and its rules.
     public static let untrusted: ArchiveLimits = {
         var limits = ArchiveLimits()
         limits.maxDepth = 32
@@ -107,6 +125,7 @@ public struct ArchiveLimits: Sendable, Hashable {
         limits.maxChainSteps = 1_000
         limits.maxRuleKeys = 10_000
         limits.maxRuleCount = 10_000
+        limits.maxRuleWork = 4
         return limits
     }()
 
@@ -123,6 +142,7 @@ public struct ArchiveLimits: Sendable, Hashable {
         case .chainSteps: return maxChainSteps
         case .ruleKeys: return maxRuleKeys
         case .ruleCount: return maxRuleCount
+        case .ruleWork: return maxRuleWork
         }
     }
 }

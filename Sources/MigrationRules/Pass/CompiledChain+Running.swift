@@ -13,6 +13,7 @@ extension CompiledChain {
         while version < to {
             let index = version - oldestVersion
             target.version = version
+            try charge(step: index, on: &target, archivedName, archivedVersion)
             try run(steps[index].rules, on: &target, label: labels[index], archivedName, archivedVersion)
             version += 1
         }
@@ -41,10 +42,22 @@ extension CompiledChain {
                     rule: rule?.description)
             }
             target.version = version
+            try charge(step: index, on: &target, archivedName, archivedVersion)
             try run(inverse.rules, on: &target, label: labels[index], archivedName, archivedVersion)
             version -= 1
         }
         target.version = to
+    }
+
+    /// Counts one step's run (``RuleWork/stepBytes``) against the pass's rule work.
+    private func charge(
+        step index: Int, on target: inout MigrationTarget, _ archivedName: String?, _ archivedVersion: Int?
+    ) throws {
+        do {
+            try target.work.charge(RuleWork.stepBytes, at: target.path)
+        } catch let error as ArchiveError {
+            throw error.adding(typeName: archivedName, archivedVersion: archivedVersion, step: labels[index])
+        }
     }
 
     private func run(
@@ -76,6 +89,11 @@ extension CompiledChain {
                 var end = index + 1
                 while end < rules.endIndex, case .add = rules[end].operation { end += 1 }
                 if end - index > 1 && target.fields.count + (end - index) > ArchiveDictionary.indexedCount {
+                    do {
+                        try target.work.charge(rules[index..<end].reduce(0) { $0 &+ $1.work }, at: target.path)
+                    } catch let error as ArchiveError {
+                        throw error.adding(typeName: archivedName, archivedVersion: archivedVersion, step: label)
+                    }
                     let first = index
                     target.fields.appendIfAbsent(
                         count: end - index,
@@ -114,7 +132,7 @@ extension CompiledChain {
     /// entries, which becomes its fields again at the end, or when a rule throws.
     ///
     /// - Throws: The first rule's error, with the rule named, as ``MigrationRule/apply(to:)``
-    ///   throws it.
+    ///   throws it; or ``ArchiveError/Code/limitExceeded`` for the rules' work.
     private static func runOnEntryList(_ rules: ArraySlice<MigrationRule>, on target: inout MigrationTarget) throws {
         var fields = ArchiveDictionary()
         swap(&fields, &target.fields)
@@ -122,6 +140,7 @@ extension CompiledChain {
         defer { target.fields = list.dictionary() }
         for rule in rules {
             do {
+                try target.work.charge(rule.work, at: target.path)
                 switch rule.operation {
                 case .remove(let key, _):
                     list.remove(key)

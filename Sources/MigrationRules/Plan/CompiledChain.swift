@@ -31,6 +31,8 @@ final class CompiledChain: Sendable {
     /// ``currentVersion``: as ``TypeMigrations/archiveName(atVersion:)`` gives it, computed once,
     /// in one pass down the steps.
     let archiveNames: [String]
+    /// The work (``MigrationRule/work``) of every rule of the steps and their inverses, once.
+    let ruleWork: Int
 
     convenience init(_ chain: TypeMigrations) throws {
         if let index = chain.aliases.firstIndex(of: "") {
@@ -127,6 +129,12 @@ final class CompiledChain: Sendable {
             names[index] = sorted[index].rules.lazy.flatMap(\.renamedTypeNames).first ?? names[index + 1]
         }
         self.archiveNames = names
+        var work = 0
+        for step in sorted {
+            for rule in step.rules { work &+= rule.work }
+            for rule in step.inverseRules ?? [] { work &+= rule.work }
+        }
+        self.ruleWork = work
     }
 
     /// The name objects carry at `version`: ``archiveNames`` within the chain, today's name

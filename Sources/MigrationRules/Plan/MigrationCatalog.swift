@@ -32,6 +32,9 @@ public struct MigrationCatalog: Sendable {
     /// `Int.max`. Laid out once here rather than for every archive a pass migrates.
     let countOffsets: [Int]
     let countSlots: Int
+    /// The work (``MigrationRule/work``) of every rule of the catalog once: a migration pass
+    /// may do ``ArchiveLimits/maxRuleWork`` times the archive's bytes and these.
+    let ruleWork: Int
 
     /// A ``DowngradeFallback`` with its target chain found.
     struct CompiledFallback: Sendable {
@@ -60,6 +63,7 @@ public struct MigrationCatalog: Sendable {
         fallbacks = []
         countOffsets = []
         countSlots = 0
+        ruleWork = 0
     }
 
     /// Validates and indexes chains.
@@ -161,6 +165,11 @@ public struct MigrationCatalog: Sendable {
         self.chainIndexByName = index
         self.documentChains = documentChains
         self.fallbacks = fallbacks
+        var work = 0
+        for chain in chains { work &+= chain.ruleWork }
+        for chain in documentChains.values { work &+= chain.ruleWork }
+        for fallback in fallbacks { work &+= fallback?.rules.reduce(0) { $0 &+ $1.work } ?? 0 }
+        self.ruleWork = work
     }
 
     /// Whether the catalog has no chains at all.

@@ -45,6 +45,7 @@ extension MigrationRule {
     }
 
     private func perform(on target: inout MigrationTarget) throws {
+        try target.work.charge(work, at: target.path)
         switch operation {
         case .rename(let key, let newKey, let required):
             guard let index = target.fields.index(forKey: key) else {
@@ -67,6 +68,7 @@ extension MigrationRule {
         case .convert(let key, let converter):
             guard let index = target.fields.index(forKey: key) else { return }
             let value = target.fields.entries[index].value
+            try target.work.charge(converter.work(reading: value), at: target.path.appending(key))
             target.fields.entries[index].value = .null
             do {
                 target.fields.entries[index].value = try converter.convert(value)
@@ -266,6 +268,7 @@ extension MigrationRule {
                 .migrationFailed, "cannot split '\(key)': the key '\(part)' already exists", path: target.path)
         }
         let value = target.fields.entries[index].value
+        if case .string(let text) = value { try target.work.charge(text.utf8.count, at: target.path.appending(key)) }
         let pieces: [ArchiveValue]
         switch division {
         case .separator(let separator):
@@ -345,6 +348,7 @@ extension MigrationRule {
                         path: target.path.appending(part))
                 }
             }
+            try target.work.charge(texts.reduce(0) { $0 &+ $1.utf8.count }, at: target.path.appending(key))
             merged = sawString ? .string(texts.joined(separator: separator)) : .null
         case .closuresFromJoin(let joiner, _):
             merged = try joiner(values)
@@ -373,24 +377,26 @@ extension MigrationRule {
             }
             return
         }
-        try visitEntries(&target.fields, rules, components, offset, &stack)
+        try visitEntries(&target.fields, rules, components, offset, &stack, &target.work)
     }
 
+    /// The scoped walk carries the target's ``MigrationTarget/work`` into every container it
+    /// matches: the rules count there as they do at the top.
     private static func visitEntries(
         _ entries: inout ArchiveDictionary, _ rules: [MigrationRule], _ components: [ArchivePath.Component],
-        _ offset: Int, _ stack: inout [ArchivePath.Component]
+        _ offset: Int, _ stack: inout [ArchivePath.Component], _ work: inout RuleWork
     ) throws {
         switch components[offset] {
         case .key(let key):
             guard let index = entries.index(forKey: key) else { return }
             stack.append(.key(key))
             defer { stack.removeLast() }
-            try visit(&entries.entries[index].value, rules, components, offset + 1, &stack)
+            try visit(&entries.entries[index].value, rules, components, offset + 1, &stack, &work)
         case .anyKey:
             for index in entries.indices {
                 stack.append(.key(entries.entries[index].key))
                 defer { stack.removeLast() }
-                try visit(&entries.entries[index].value, rules, components, offset + 1, &stack)
+                try visit(&entries.entries[index].value, rules, components, offset + 1, &stack, &work)
             }
         case .index, .anyIndex:
             return
@@ -399,10 +405,10 @@ extension MigrationRule {
 
     private static func visit(
         _ value: inout ArchiveValue, _ rules: [MigrationRule], _ components: [ArchivePath.Component],
-        _ offset: Int, _ stack: inout [ArchivePath.Component]
+        _ offset: Int, _ stack: inout [ArchivePath.Component], _ work: inout RuleWork
     ) throws {
         if offset == components.count {
-            _ = try MigrationTarget.withTarget(for: &value, path: ArchivePath(stack)) { target in
+            _ = try MigrationTarget.withTarget(for: &value, path: ArchivePath(stack), work: &work) { target in
                 for rule in rules {
                     try rule.apply(to: &target)
                 }
@@ -412,7 +418,7 @@ extension MigrationRule {
         switch components[offset] {
         case .key, .anyKey:
             _ = try value.modifyKeyedEntries { entries in
-                try visitEntries(&entries, rules, components, offset, &stack)
+                try visitEntries(&entries, rules, components, offset, &stack, &work)
             }
         case .index(let position):
             guard var elements = value.takeArray() else { return }
@@ -420,14 +426,14 @@ extension MigrationRule {
             guard elements.indices.contains(position) else { return }
             stack.append(.index(position))
             defer { stack.removeLast() }
-            try visit(&elements[position], rules, components, offset + 1, &stack)
+            try visit(&elements[position], rules, components, offset + 1, &stack, &work)
         case .anyIndex:
             guard var elements = value.takeArray() else { return }
             defer { value = .array(elements) }
             for position in elements.indices {
                 stack.append(.index(position))
                 defer { stack.removeLast() }
-                try visit(&elements[position], rules, components, offset + 1, &stack)
+                try visit(&elements[position], rules, components, offset + 1, &stack, &work)
             }
         }
     }

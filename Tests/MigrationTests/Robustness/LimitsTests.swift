@@ -432,6 +432,19 @@ struct LimitsTests {
                     ],
                     limits: .untrusted)
             },
+            LimitCase("rule work: an add of a large default into every element", .ruleWork) {
+                let add = MigrationRule.add("blob", default: .string(String(repeating: "x", count: 10_000)))
+                let catalog = try MigrationCatalog(
+                    types: [],
+                    documents: [
+                        DocumentMigrations(
+                            name: "list", versionPath: "version", currentVersion: 2,
+                            steps: [MigrationStep(from: 1, to: 2, rules: [.scoped("items[*]", [add])])])
+                    ])
+                var tree: ArchiveValue = ["version": 1, "items": .array((0..<2_000).map { ["n": .int(Int64($0))] })]
+                let pass = MigrationPass(catalog: catalog, options: MigrationOptions(limits: .untrusted))
+                try pass.upgrade(&tree, document: "list")
+            },
         ]
     }()
 

@@ -43,6 +43,19 @@ struct BoundedWorkToolTests {
 
     static let sketch11Rules = Fixture.url("archives/Sketch-1.1.rules.json").path
 
+    @Test("a carried add of a 100 KB default into 10,000 circles (a gigabyte of output) is refused as too much work")
+    func amplifyingAdd() throws {
+        let scratch = try ScratchFolder()
+        let large = ArchiveValue.string(String(repeating: "x", count: 100_000))
+        let input = try Self.sketch(
+            circlesAt: 3, count: 10_000,
+            steps: [MigrationStep(from: 3, to: 2, rules: [.add("note", default: large)])])
+        let run = try #require(try Self.upgrade(input, rules: Self.sketch11Rules, in: scratch), "still running")
+        #expect(run.status == 2)
+        #expect(run.standardError.contains("(ArchiveLimits.maxRuleWork)"))
+        #expect(run.standardError.contains("at shapes["))
+    }
+
     @Test("a carried chain of 10,000 one-version steps opens; one of 20,000 is refused")
     func carriedSteps() throws {
         func steps(from: Int) -> [MigrationStep] {
