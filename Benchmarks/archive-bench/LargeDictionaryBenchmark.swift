@@ -1,17 +1,19 @@
 import Foundation
 import ModelVersioning
 
-/// Objects with very many keys: the diff of two such objects and a migration step with one
-/// `add` rule per key, in time per key at each size. Linear work gives the same time per key
-/// at every size; a key look-up that scans its dictionary would make it grow with the size.
+/// Objects with very many keys: the diff of two such objects, and migration steps whose rules
+/// take every key (one `add`, `move` or `remove` rule per key; one `nest`, `hoist` or `merge`
+/// rule of all of them), in time per key at each size. Linear work gives the same time per key
+/// at every size; a key look-up that scans its dictionary, or a removal that moves every entry
+/// after it, would make it grow with the size.
 enum LargeDictionaryBenchmark {
     /// The cases, by the name their rows and JSON keys use. The last two are the standard
     /// library's `Dictionary` with the same keys, hashed the same way (`ExactString`), doing the
     /// core of the two cases above them: what this machine's memory makes of a hash table's
     /// random reads and fresh memory at each size, beside which to read ours.
     static let cases = [
-        "diff", "diff, keys shuffled", "add rules", "Swift Dictionary look-ups, keys shuffled",
-        "Swift Dictionary inserts",
+        "diff", "diff, keys shuffled", "add rules", "nest rule", "hoist rule", "move rules", "remove rules",
+        "merge rule", "Swift Dictionary look-ups, keys shuffled", "Swift Dictionary inserts",
     ]
 
     /// Nanoseconds per key, per case and size.
@@ -33,6 +35,8 @@ enum LargeDictionaryBenchmark {
                 case "diff": bodies.append(try diff(keys: size, shuffled: false))
                 case "diff, keys shuffled": bodies.append(try diff(keys: size, shuffled: true))
                 case "add rules": bodies.append(try addRules(keys: size))
+                case "nest rule", "hoist rule", "move rules", "remove rules", "merge rule":
+                    bodies.append(try keyRules(name, keys: size))
                 case "Swift Dictionary look-ups, keys shuffled": bodies.append(standardLookUps(keys: size))
                 default: bodies.append(standardInserts(keys: size))
                 }
@@ -106,6 +110,55 @@ enum LargeDictionaryBenchmark {
 }
 
 extension LargeDictionaryBenchmark {
+    /// A step whose rules take every key of an object of `count` keys (`field0`, …) besides its
+    /// `id`, run by the migration pass:
+    /// - `nest rule`: one `nest` of them all into `group`;
+    /// - `hoist rule`: one `hoist` of them all out of `group`, where they are;
+    /// - `move rules`: a `move` of each into `group` (`field0` → `group.field0`);
+    /// - `remove rules`: a `remove` of each, in the object's order (the first is the costliest
+    ///   to take out of an array, one at a time);
+    /// - `merge rule`: one `merge` of them all into one string.
+    /// Each run migrates a fresh copy of the object (copying it is part of the time).
+    fileprivate static func keyRules(_ name: String, keys count: Int) throws -> () throws -> Void {
+        let keys = (0..<count).map { "field\($0)" }
+        var flat = ArchiveDictionary(minimumCapacity: count + 1)
+        flat.appendUnchecked(.int(1), forKey: "id")
+        for (offset, key) in keys.enumerated() {
+            flat.appendUnchecked(name == "merge rule" ? .string("v\(offset)") : .int(Int64(offset)), forKey: key)
+        }
+        var fields = flat
+        let rules: [MigrationRule]
+        let expected: (ArchiveDictionary) -> Bool
+        switch name {
+        case "nest rule":
+            rules = [.nest(keys, into: "group")]
+            expected = { $0.count == 2 && $0["group"]?.keyedEntries?.count == count }
+        case "hoist rule":
+            fields = ["id": 1, "group": .dictionary(ArchiveDictionary(flat.dropFirst()))]
+            rules = [.hoist(keys, from: "group")]
+            expected = { $0.count == count + 1 && $0["group"] == nil }
+        case "move rules":
+            rules = keys.map { .move(ArchivePath([.key($0)]), to: ArchivePath([.key("group"), .key($0)])) }
+            expected = { $0.count == 2 && $0["group"]?.keyedEntries?.count == count }
+        case "remove rules":
+            rules = keys.map { .remove($0) }
+            expected = { $0.count == 1 }
+        default:
+            rules = [.merge(keys, into: "all", separator: " ")]
+            expected = { $0.count == 2 && $0["all"]?.stringValue?.hasPrefix("v0 v1 ") == true }
+        }
+        let catalog = try MigrationCatalog(types: [
+            TypeMigrations(typeName: "Wide", currentVersion: 2, steps: [MigrationStep(from: 1, to: 2, rules: rules)])
+        ])
+        let pass = MigrationPass(catalog: catalog, options: MigrationOptions(recordsSteps: false))
+        let object = ArchiveValue.object(ArchiveObject(typeName: "Wide", version: 1, fields: fields))
+        return {
+            var tree = object
+            try pass.upgrade(&tree)
+            guard let result = tree.objectValue?.fields, expected(result) else { throw BenchmarkFailure(name) }
+        }
+    }
+
     /// Looks up every key of a `Dictionary` of `count` keys, in random order.
     fileprivate static func standardLookUps(keys count: Int) -> () throws -> Void {
         var generator = SystemRandomNumberGenerator()

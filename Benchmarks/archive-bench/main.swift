@@ -109,7 +109,11 @@ do {
             let figures = options.dictionarySizes.map { size in
                 "\(size) keys: " + (perKey[name]?[size].map { String(format: "%.1f ns", $0) } ?? "n/a")
             }
-            print("\(name), per key — " + figures.joined(separator: ", "))
+            let measured = options.dictionarySizes.compactMap { perKey[name]?[$0] }
+            let spread = (measured.max() ?? 0) / max(measured.min() ?? 1, 1e-9)
+            print(
+                "\(name), per key — " + figures.joined(separator: ", ")
+                    + String(format: "; slowest vs fastest %.2f×", spread))
         }
         exit(0)
     }

@@ -41,6 +41,20 @@ public struct ArchiveMigrate: Sendable {
     /// Runs the tool with `arguments` (without the program name) and returns the exit status.
     public func run(_ arguments: [String]) -> Int32 {
         let console = Console()
+        let status = run(arguments, console: console)
+        // A run whose output or messages could not be written failed, whatever it did: the
+        // failure is told on the stream that still works.
+        for (stream, other) in [(Console.Stream.output, Console.Stream.error), (.error, .output)] {
+            guard let failure = console.failure(of: stream) else { continue }
+            if console.failure(of: other) == nil {
+                if other == .error { console.error("error: \(failure)") } else { console.print("error: \(failure)") }
+            }
+            return ExitStatus.failure.rawValue  // the most severe status
+        }
+        return status
+    }
+
+    private func run(_ arguments: [String], console: Console) -> Int32 {
         let abstract = "Upgrades, checks, inspects, converts and downgrades versioned archives."
         guard let first = arguments.first else {
             console.error(UsageText.tool(Self.commands.map(\.spec), tool: name, abstract: abstract))

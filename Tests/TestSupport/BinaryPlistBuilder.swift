@@ -10,6 +10,8 @@ package struct BinaryPlistBuilder {
         case int(UInt8)
         case string(String)
         case data(Int)
+        /// A data value holding exactly these bytes.
+        case bytes(Data)
         case array([Int])
         case dictionary(keys: [Int], values: [Int])
     }
@@ -63,6 +65,9 @@ package struct BinaryPlistBuilder {
             case .data(let count):
                 appendMarker(0x4, count: count)
                 bytes += [UInt8](repeating: 0xAB, count: count)
+            case .bytes(let content):
+                appendMarker(0x4, count: content.count)
+                bytes += Array(content)
             case .array(let references):
                 appendMarker(0xA, count: references.count)
                 for reference in references { appendBigEndian(reference, size: 2) }

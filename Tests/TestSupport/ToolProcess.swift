@@ -147,6 +147,21 @@ package struct ToolProcess {
         }
 
         /// Waits for the tool to end and collects what it printed.
+        /// Waits up to `seconds` for the tool to end: what it printed, or `nil` when it was still
+        /// running then (it is killed, with SIGKILL: the tool finishes a transaction on SIGTERM).
+        package func wait(seconds: Double) throws -> Run? {
+            let deadline = Date().addingTimeInterval(seconds)
+            while process.isRunning && Date() < deadline {
+                usleep(20_000)
+            }
+            guard !process.isRunning else {
+                kill(process.processIdentifier, SIGKILL)
+                _ = try wait()
+                return nil
+            }
+            return try wait()
+        }
+
         package func wait() throws -> Run {
             process.waitUntilExit()
             defer { try? FileManager.default.removeItem(at: scratch) }

@@ -87,6 +87,8 @@ package struct RecentTypeName {
     private var needsUpgrade = false
     /// For an up-to-date type: ``MigrationCatalog/lastStepSourceKeys(typeName:)``.
     private var lastStepSourceKeys: [[UInt8]] = []
+    /// The same as a set, looked up when there are more than a few.
+    private var lastStepSourceKeySet: Set<[UInt8]> = []
 
     /// No type name read yet.
     package init() {}
@@ -106,7 +108,8 @@ package struct RecentTypeName {
     package mutating func needsUpgrade(_ typeName: String, _ version: Int?, catalog: MigrationCatalog) -> Bool {
         if version == self.version && typeName == name { return needsUpgrade }
         needsUpgrade = catalog.needsUpgrade(typeName: typeName, version: version)
-        lastStepSourceKeys = needsUpgrade ? [] : catalog.lastStepSourceKeys(typeName: typeName)
+        (lastStepSourceKeys, lastStepSourceKeySet) =
+            needsUpgrade ? ([], []) : catalog.lastStepSourceKeys(typeName: typeName)
         name = typeName
         self.version = version
         return needsUpgrade
@@ -119,6 +122,9 @@ package struct RecentTypeName {
     @inline(__always)
     package func leavesToPass(key: UnsafePointer<UInt8>, length: Int) -> Bool {
         guard !lastStepSourceKeys.isEmpty else { return false }
+        if lastStepSourceKeys.count > 8 {
+            return lastStepSourceKeySet.contains(Array(UnsafeBufferPointer(start: key, count: length)))
+        }
         for source in lastStepSourceKeys where source.count == length {
             if source.withUnsafeBufferPointer({ JSONText.equal(key, $0.baseAddress, length: length) }) { return true }
         }

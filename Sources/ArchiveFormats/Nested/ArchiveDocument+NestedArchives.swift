@@ -15,9 +15,12 @@ extension ArchiveDocument {
     ///
     /// - Throws: `ArchiveError` at the path of a data value that starts like a property list or
     ///   keyed archive but does not read (with the reader's error as its underlying error), or
-    ///   code `limitExceeded` when archives nested in archives go past `ArchiveLimits.maxDepth`.
+    ///   code `limitExceeded` when archives nested in archives go past `ArchiveLimits.maxDepth`, or
+    ///   when the document holds more than `ArchiveLimits.maxNestedArchives` of them.
     public func nestedArchives(options: ArchiveReadingOptions = .init()) throws -> [NestedArchive] {
-        try NestedArchiveScanner.archives(in: tree, options: options, depthLeft: options.limits.maxDepth)
+        var budget = NestedArchiveScanner.Budget(options.limits)
+        return try NestedArchiveScanner.archives(
+            in: tree, options: options, depthLeft: options.limits.maxDepth, budget: &budget)
     }
 
     /// Migrates every archive nested in the document's data values with `migrate` and writes each
@@ -46,8 +49,10 @@ extension ArchiveDocument {
     ) throws -> [NestedArchiveMigration] {
         var records: [NestedArchiveMigration] = []
         var copy = tree
+        var budget = NestedArchiveScanner.Budget(options.limits)
         try NestedArchiveScanner.migrate(
-            &copy, location: [], depthLeft: options.limits.maxDepth, options: options, records: &records, migrate)
+            &copy, location: [], depthLeft: options.limits.maxDepth, options: options, budget: &budget,
+            records: &records, migrate)
         tree = copy
         return records
     }
@@ -64,14 +69,41 @@ enum NestedArchiveScanner {
         var isCertain: Bool
     }
 
-    static func archives(in tree: ArchiveValue, options: ArchiveReadingOptions, depthLeft: Int) throws
-        -> [NestedArchive]
-    {
+    /// How many more archives one document's scan may read (``ArchiveLimits/maxNestedArchives``).
+    struct Budget {
+        private(set) var left: Int
+        let limit: Int
+
+        init(_ limits: ArchiveLimits) {
+            left = limits.maxNestedArchives
+            limit = limits.maxNestedArchives
+        }
+
+        /// Counts one more archive read at `path` (inside `location`, the archives around it).
+        mutating func take(at path: ArchivePath, location: [ArchivePath]) throws {
+            left -= 1
+            guard left < 0 else { return }
+            let place = (location + [path]).map(\.description).joined(separator: " → ")
+            throw ArchiveError.limitExceeded(
+                .nestedArchives,
+                "the document holds more than \(limit) archives nested in its data values (counting each level, and "
+                    + "a shared data value each time it is referenced); the one past the limit is at \(place)",
+                path: path)
+        }
+    }
+
+    static func archives(
+        in tree: ArchiveValue, options: ArchiveReadingOptions, depthLeft: Int, location: [ArchivePath] = [],
+        budget: inout Budget
+    ) throws -> [NestedArchive] {
         var found: [NestedArchive] = []
         for candidate in candidates(in: tree) {
             let inner = depthLeft - candidate.path.count - 1
             guard let document = try read(candidate, options: options, depthLeft: inner) else { continue }
-            let nested = try archives(in: document.tree, options: options, depthLeft: inner)
+            try budget.take(at: candidate.path, location: location)
+            let nested = try archives(
+                in: document.tree, options: options, depthLeft: inner, location: location + [candidate.path],
+                budget: &budget)
             found.append(NestedArchive(path: candidate.path, document: document, nested: nested))
         }
         return found
@@ -81,16 +113,19 @@ enum NestedArchiveScanner {
     @discardableResult
     static func migrate(
         _ tree: inout ArchiveValue, location: [ArchivePath], depthLeft: Int, options: ArchiveReadingOptions,
-        records: inout [NestedArchiveMigration], _ migrate: (inout ArchiveValue) throws -> MigrationReport
+        budget: inout Budget, records: inout [NestedArchiveMigration],
+        _ migrate: (inout ArchiveValue) throws -> MigrationReport
     ) throws -> Bool {
         var changedAny = false
         for candidate in candidates(in: tree) {
             let inner = depthLeft - candidate.path.count - 1
             guard var document = try read(candidate, options: options, depthLeft: inner) else { continue }
+            try budget.take(at: candidate.path, location: location)
             let here = location + [candidate.path]
             var innerRecords: [NestedArchiveMigration] = []
             let innerChanged = try self.migrate(
-                &document.tree, location: here, depthLeft: inner, options: options, records: &innerRecords, migrate)
+                &document.tree, location: here, depthLeft: inner, options: options, budget: &budget,
+                records: &innerRecords, migrate)
             let report: MigrationReport
             do {
                 report = try migrate(&document.tree)

@@ -65,7 +65,11 @@ struct NDJSONBatch {
                     progress.advance(changed: entry.changed, failed: entry.error != nil)
                     report.add(entry)
                 }
-                if !dryRun { context.console.write(output) }
+                if !dryRun {
+                    context.console.write(output)
+                    // Lines that cannot be written are not worth migrating.
+                    try context.console.checkOutput()
+                }
             })
         progress.finish()
         let failed = report.failed

@@ -9,7 +9,11 @@ import ModelVersioning
 /// must be the primary key or have a unique index, so that each names one row. Every table,
 /// column and key name is quoted in the SQL, whatever characters it holds. Rows are read in key
 /// order after the last key read (`WHERE key > ?`), never by offset, so rows written meanwhile
-/// are neither skipped nor read twice.
+/// are neither skipped nor read twice. What SQLite answers is checked, not trusted: on a damaged
+/// b-tree a seek past a key can land before it (SQLite answered `WHERE rowid > 14` with rows 12
+/// to 14, and a loop that took the last of them as the next start read them for ever), so every
+/// key read must come after the one before it, and a database whose keys do not is reported as
+/// damaged, with what SQLite's own check of the file says.
 ///
 /// The new archives of a window of rows are written by one `UPDATE` over the window's key
 /// range, which asks the connection's own SQL functions (``PendingWrites``) whether each row of
@@ -85,6 +89,9 @@ final class SQLiteColumn {
     private let byRowid: Bool
     private let select: SQLiteStatement
     private let selectAfter: SQLiteStatement
+    /// For `--key` columns: whether one key comes after another, as SQLite orders them (with
+    /// each column's collation); rowids are compared here.
+    private let follows: SQLiteStatement?
     /// The `UPDATE` of a window's key range, and what it writes.
     private var update: SQLiteStatement?
     private var pending: PendingWrites?
@@ -153,6 +160,21 @@ final class SQLiteColumn {
         let placeholders = keyExpressions.map { _ in "?" }.joined(separator: ", ")
         selectAfter = try database.prepare(
             "\(base) WHERE (\(keyList)) > (\(placeholders)) \(order)", purpose: "read \(table).\(self.column)")
+        if byRowid {
+            follows = nil
+        } else {
+            // `(?1 COLLATE "NOCASE", ?2 COLLATE "BINARY") > (?3, ?4)`: parameters have no collation
+            // of their own, so each takes its column's, as the ORDER BY does.
+            let (names, database) = (keyNames, database)
+            let collated = try names.enumerated().map { offset, name in
+                let collation = try database.collation(ofColumn: name, in: table)
+                return "?\(offset + 1) COLLATE \(SQLiteDatabase.quoted(collation))"
+            }
+            let later = names.indices.map { "?\($0 + 1 + names.count)" }
+            follows = try database.prepare(
+                "SELECT (\(collated.joined(separator: ", "))) > (\(later.joined(separator: ", ")))",
+                purpose: "compare keys of \(table)")
+        }
         if !readOnly {
             let pending = PendingWrites(byRowid: byRowid, keyNames: keyNames)
             try database.createFunction(PendingWrites.pendingName, arguments: keyExpressions.count, pending.isPending)
@@ -182,11 +204,16 @@ final class SQLiteColumn {
     /// With `sharingBuffer`, the rows' text and blob values are slices of one buffer that holds
     /// the bytes of all of them (their indices do not start at 0): one allocation per window
     /// instead of two per row on the thread that reads, which a batch's other threads wait for.
+    ///
+    /// - Throws: `ArchiveError` with code `io` when SQLite fails, and when it answers a key that
+    ///   does not come after the one before it (or after `key`), or more rows than asked for: the
+    ///   database is damaged, and the error says what SQLite's check of the file finds.
     func rows(after key: Key?, limit: Int, byteLimit: Int, sharingBuffer: Bool = false) throws -> [Row] {
         let statement = key == nil ? select : selectAfter
         defer { statement.reset() }
         try statement.bind((key?.values ?? []) + [.integer(Int64(limit))])
         var rows: [Row] = []
+        var previous = key
         var bytes = 0
         let width = Int32(keyExpressions.count)
         // With a shared buffer, a row's text or blob is known by its place in `shared` until the
@@ -196,6 +223,13 @@ final class SQLiteColumn {
         while try statement.step() {
             let key =
                 byRowid ? Key.rowid(statement.integer(at: 0)) : .columns((0..<width).map { statement.value(at: $0) })
+            if let previous, try !self.key(key, follows: previous) {
+                throw damaged("\(describe(key)) came after \(describe(previous))")
+            }
+            guard rows.count < limit else {
+                throw damaged("SQLite answered more than the \(limit) rows asked for")
+            }
+            previous = key
             if sharingBuffer, let (range, isText) = try statement.appendBytes(at: width, to: &shared) {
                 places.append((rows.count, range, isText))
                 rows.append(Row(key: key, value: .null))
@@ -216,6 +250,34 @@ final class SQLiteColumn {
             rows[place.row].value = place.isText ? .text(buffer[place.range]) : .blob(buffer[place.range])
         }
         return rows
+    }
+
+    /// Whether `key` comes after `earlier` in the order rows are read. A key holding NULL
+    /// follows any: SQL orders no row value with a NULL in it (`WHERE key > ?` after it reads
+    /// nothing), and a unique index lets such keys repeat; the window's write names them.
+    private func key(_ key: Key, follows earlier: Key) throws -> Bool {
+        switch (key, earlier) {
+        case (.rowid(let rowid), .rowid(let earlierRowid)):
+            return rowid > earlierRowid
+        default:
+            if key.holdsNull || earlier.holdsNull { return true }
+            guard let follows else { return false }
+            defer { follows.reset() }
+            try follows.bind(key.values + earlier.values)
+            guard try follows.step(), case .integer(let answer) = follows.value(at: 0) else { return false }
+            return answer == 1
+        }
+    }
+
+    /// The error for a database whose answers cannot be right: `problem`, and what SQLite's own
+    /// check of the file says (`On tree page 2 cell 0: Rowid 3 out of order`, …).
+    private func damaged(_ problem: String) -> ArchiveError {
+        let findings = database.quickCheck()
+        return ArchiveError(
+            .io,
+            "\(database.shownAs) is damaged: reading \(table) in key order, \(problem)"
+                + (findings.isEmpty ? "" : "; SQLite's check of the file says: " + findings.joined(separator: "; "))
+                + "; restore it from a backup, or recover it with sqlite3's .recover")
     }
 
     /// Writes each new archive into the archive column of the row with its key; `writes` are

@@ -109,6 +109,30 @@ final class SQLiteDatabase {
         init(_ body: @escaping (SQLiteFunctionCall) -> Void) { self.body = body }
     }
 
+    /// The collation the table's column is declared with (`BINARY` when it names none).
+    ///
+    /// - Throws: `ArchiveError` with code `io` when SQLite does not know the column.
+    func collation(ofColumn column: String, in table: String) throws -> String {
+        var collation: UnsafePointer<CChar>?
+        let result = sqlite3_table_column_metadata(handle, nil, table, column, nil, &collation, nil, nil, nil)
+        guard result == SQLITE_OK else { throw error(result, "read the column \(column) of \(table)") }
+        return collation.map { String(cString: $0) } ?? "BINARY"
+    }
+
+    /// What `PRAGMA quick_check` finds wrong with the file, a finding per line (at most
+    /// `limit`); empty when it finds nothing or cannot run.
+    func quickCheck(limit: Int = 8) -> [String] {
+        guard let statement = try? prepare("PRAGMA quick_check(\(limit))", purpose: "check the file") else { return [] }
+        var findings: [String] = []
+        while (try? statement.step()) == true {
+            guard let text = statement.string(at: 0) else { continue }
+            for line in text.split(separator: "\n") where line != "ok" && !line.hasPrefix("*** in database") {
+                findings.append(String(line))
+            }
+        }
+        return findings
+    }
+
     /// How many rows the last `UPDATE` changed.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
@@ -129,6 +153,12 @@ final class SQLiteDatabase {
         }
         if primary == SQLITE_NOTADB {
             return ArchiveError(.io, "\(shownAs) is not a SQLite database (\(message))")
+        }
+        if primary == SQLITE_CORRUPT {
+            return ArchiveError(
+                .io,
+                "cannot \(purpose) in \(shownAs): the database is damaged (\(message)); restore it from a backup, or "
+                    + "recover it with sqlite3's .recover")
         }
         // SQLITE_READONLY_ROLLBACK: a hot journal a read-only connection cannot roll back.
         if result == SQLITE_READONLY | (3 << 8) {

@@ -14,6 +14,11 @@
 /// | ``maxDataLength`` | 256 MiB | 32 MiB | bytes of one data value |
 /// | ``maxCollectionCount`` | 16,777,216 | 1,000,000 | elements of one array or entries of one dictionary |
 /// | ``maxReferencesExpanded`` | 1,000,000 | 100,000 | values copied when a shared value without identity is used again |
+/// | ``maxChainSteps`` | 10,000 | 1,000 | steps of one chain read from a rules file or a carried way down |
+/// | ``maxRuleKeys`` | 100,000 | 10,000 | keys one rule of a rules file or a carried way down names |
+/// | ``maxRuleCount`` | 100,000 | 10,000 | rules of one rules file or carried way down, scoped rules included |
+/// | ``maxRuleWork`` | 16 | 4 | what the rules of one migration pass write and look up, per byte of the archive and of the rules (and 1 MiB in any archive) |
+/// | ``maxNestedArchives`` | 10,000 | 1,000 | archives read from the data values of one document, at every level, a shared one each time it is met |
 ///
 /// ```swift
 /// var limits = ArchiveLimits()
@@ -37,6 +42,11 @@ public struct ArchiveLimits: Sendable, Hashable {
         case dataLength = "maxDataLength"
         case collectionCount = "maxCollectionCount"
         case referencesExpanded = "maxReferencesExpanded"
+        case chainSteps = "maxChainSteps"
+        case ruleKeys = "maxRuleKeys"
+        case ruleCount = "maxRuleCount"
+        case ruleWork = "maxRuleWork"
+        case nestedArchives = "maxNestedArchives"
 
         public var description: String { "ArchiveLimits.\(rawValue)" }
     }
@@ -67,6 +77,40 @@ public struct ArchiveLimits: Sendable, Hashable {
     /// from a reference) is used again. A small archive that references one large array a million
     /// times stops here instead of growing without bound.
     public var maxReferencesExpanded: Int = 1_000_000
+    /// The most steps one chain of a rules file or of a carried way down (``WayDown``) may have.
+    /// Real apps have a step per release that changed a type; a chain of a million steps is a
+    /// file made to take time.
+    public var maxChainSteps: Int = 10_000
+    /// The most keys one rule of a rules file or of a carried way down may name: the keys of a
+    /// `nest`, `hoist`, `split` or `merge`, the keys of a path. Paths are also no deeper than
+    /// ``maxDepth``: a path deeper than the tree may be cannot name anything in it.
+    public var maxRuleKeys: Int = 100_000
+    /// The most rules one rules file or carried way down may hold, counting the rules inside
+    /// `scope` rules, the inverse rules of steps and the rules of downgrade fallbacks.
+    public var maxRuleCount: Int = 100_000
+    /// How much the rules of one migration pass may write and look up, per byte of the archive
+    /// they run on and of the rules themselves, with 1 MiB allowed in any archive.
+    ///
+    /// Each time a rule runs it counts the bytes of what it names, as the canonical bytes of a
+    /// way down spell them (9 bytes per value, key or name, and the bytes of each string, key,
+    /// name and data value): the keys it looks up, moves or renames, the type name it gives,
+    /// the values it copies in (an `add`'s default, a converter's mapped value). That bounds both
+    /// what it can make (an `add` of a large default copied into every object) and the time it
+    /// takes (a rule of many keys run on every object); each step run counts 9 bytes, and every
+    /// object the pass renames its type name. The archive is measured the same way, once, when
+    /// the pass first has rules to run. The upgrades of the Sketch sample's archives from every
+    /// release, and the way down it writes for release 1.1, count at most once their size
+    /// besides the first MiB; `untrusted`'s 4 bounds what an archive of another app can make
+    /// to a few times its size. Rules written as closures count only their names: they are the
+    /// app's own code.
+    public var maxRuleWork: Int = 16
+    /// The most archives read from the data values of one document (`--nested`, `inspect`,
+    /// ``ArchiveReadingOptions``' nested archives), counted at every level of nesting and a
+    /// data value shared by several references each time it is met. A kilobyte-sized property
+    /// list whose data value holds an archive of ten references to one data value holding the
+    /// next level, six levels deep, otherwise opens a million archives (18 s and 1.5 GB to list
+    /// them, 39 MB written back from 1 KB for five levels).
+    public var maxNestedArchives: Int = 10_000
 
     /// The defaults in the table above.
     public init() {}
@@ -75,8 +119,9 @@ public struct ArchiveLimits: Sendable, Hashable {
     public static let `default` = ArchiveLimits()
 
     /// A tighter preset for input from other apps or the network: depth 32, 64 MiB of input,
-    /// 1,000,000 values, 8 MiB strings, 32 MiB data, 1,000,000 elements per collection and
-    /// 100,000 expanded references.
+    /// 1,000,000 values, 8 MiB strings, 32 MiB data, 1,000,000 elements per collection,
+    /// 100,000 expanded references, 1,000 steps per chain, 10,000 keys per rule, 10,000 rules,
+    /// rule work of 4 times the archive and its rules, and 1,000 nested archives.
     public static let untrusted: ArchiveLimits = {
         var limits = ArchiveLimits()
         limits.maxDepth = 32
@@ -86,6 +131,11 @@ public struct ArchiveLimits: Sendable, Hashable {
         limits.maxDataLength = 32 << 20
         limits.maxCollectionCount = 1_000_000
         limits.maxReferencesExpanded = 100_000
+        limits.maxChainSteps = 1_000
+        limits.maxRuleKeys = 10_000
+        limits.maxRuleCount = 10_000
+        limits.maxRuleWork = 4
+        limits.maxNestedArchives = 1_000
         return limits
     }()
 
@@ -99,6 +149,11 @@ public struct ArchiveLimits: Sendable, Hashable {
         case .dataLength: return maxDataLength
         case .collectionCount: return maxCollectionCount
         case .referencesExpanded: return maxReferencesExpanded
+        case .chainSteps: return maxChainSteps
+        case .ruleKeys: return maxRuleKeys
+        case .ruleCount: return maxRuleCount
+        case .ruleWork: return maxRuleWork
+        case .nestedArchives: return maxNestedArchives
         }
     }
 }

@@ -84,19 +84,23 @@ public struct MigrationPass: Sendable {
     ///   - ``ArchiveError/Code/typeMismatch`` or ``ArchiveError/Code/malformedInput`` for a
     ///     document version that is not a non-negative integer;
     ///   - ``ArchiveError/Code/limitExceeded`` when the tree nests deeper than
-    ///     ``ArchiveLimits/maxDepth``.
+    ///     ``ArchiveLimits/maxDepth``, when a carried way down has more steps, keys or rules
+    ///     than ``ArchiveLimits/maxChainSteps``, ``ArchiveLimits/maxRuleKeys`` or
+    ///     ``ArchiveLimits/maxRuleCount`` allow, or when the rules would do more work than
+    ///     ``ArchiveLimits/maxRuleWork`` allows for the archive's size.
     @discardableResult
     public func upgrade(_ tree: inout ArchiveValue, document: String? = nil) throws -> MigrationReport {
         var report = MigrationReport(direction: .upgrade)
+        var work = RuleWork(limits: options.limits, ruleBytes: catalog.ruleWork)
         let isEnvelope = ArchiveEnvelope.isEnvelope(tree)
-        if isEnvelope { report.wayDownRun = try runWayDown(&tree, document: document) }
+        if isEnvelope { report.wayDownRun = try runWayDown(&tree, document: document, work: &work) }
         if let chain = try documentChain(of: tree, named: document, isEnvelope: isEnvelope) {
             report.document = try migrateDocument(
-                &tree, chain: chain, isEnvelope: isEnvelope, to: nil, newer: &report.newer)
+                &tree, chain: chain, isEnvelope: isEnvelope, to: nil, newer: &report.newer, work: &work)
         }
         if !catalog.chains.isEmpty {
             var walker = ObjectWalker(
-                catalog: catalog, options: options, direction: .upgrade, targetVersions: [])
+                catalog: catalog, options: options, direction: .upgrade, targetVersions: [], work: work)
             try walkRoot(&tree, isEnvelope: isEnvelope, with: &walker)
             walker.finish(into: &report)
         }
@@ -144,6 +148,7 @@ public struct MigrationPass: Sendable {
             report.release = release.name
         }
         let isEnvelope = ArchiveEnvelope.isEnvelope(tree)
+        var work = RuleWork(limits: options.limits, ruleBytes: catalog.ruleWork)
         var documentChain: CompiledChain?
         if let version = target.documentVersion {
             guard let chain = try self.documentChain(of: tree, named: document, isEnvelope: isEnvelope) else {
@@ -158,9 +163,10 @@ public struct MigrationPass: Sendable {
         if targetVersions.contains(where: { $0 != nil }) {
             var walker = ObjectWalker(
                 catalog: catalog, options: options, direction: .downgrade, targetVersions: targetVersions,
-                release: release)
+                release: release, work: work)
             try walkRoot(&tree, isEnvelope: isEnvelope, with: &walker)
             walker.finish(into: &report)
+            work = walker.work
         }
         if let release, let newer = report.newer.first {
             // Never labelled as the release while holding what the release cannot read.
@@ -172,7 +178,7 @@ public struct MigrationPass: Sendable {
         }
         if let chain = documentChain, let version = target.documentVersion {
             report.document = try migrateDocument(
-                &tree, chain: chain, isEnvelope: isEnvelope, to: version, newer: &report.newer)
+                &tree, chain: chain, isEnvelope: isEnvelope, to: version, newer: &report.newer, work: &work)
         }
         return report
     }
@@ -329,7 +335,7 @@ public struct MigrationPass: Sendable {
     /// `nil`) and writes the new version; returns the report entry, `nil` when nothing changed.
     func migrateDocument(
         _ tree: inout ArchiveValue, chain: CompiledChain, isEnvelope: Bool, to requested: Int?,
-        newer: inout [MigrationReport.NewerItem]
+        newer: inout [MigrationReport.NewerItem], work: inout RuleWork
     ) throws -> MigrationReport.DocumentEntry? {
         let versionPath =
             isEnvelope
@@ -381,6 +387,7 @@ public struct MigrationPass: Sendable {
             }
         }
         let version = ArchiveValue.int(Int64(to))
+        if from != to { work.measure(tree) }
         let edited: Void?
         if isEnvelope {
             edited = try tree.modifyKeyedEntries { top in
@@ -389,7 +396,10 @@ public struct MigrationPass: Sendable {
                         throw ArchiveError(.malformedInput, "the archive has no 'root'")
                     }
                     let kind = top.entries[index].value.kind
-                    guard try MigrationTarget.withTarget(for: &top.entries[index].value, path: .root, run) != nil else {
+                    guard
+                        try MigrationTarget.withTarget(
+                            for: &top.entries[index].value, path: .root, work: &work, run) != nil
+                    else {
                         throw Self.rootError(kind, chain: chain)
                     }
                 }
@@ -402,7 +412,7 @@ public struct MigrationPass: Sendable {
                 }
             }
         } else {
-            edited = try MigrationTarget.withTarget(for: &tree, path: .root) { target in
+            edited = try MigrationTarget.withTarget(for: &tree, path: .root, work: &work) { target in
                 try run(&target)
                 try target.fields.storeValue(version, atKeys: chain.versionKeys, replacing: true, base: .root)
             }

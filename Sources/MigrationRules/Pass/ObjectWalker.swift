@@ -16,6 +16,9 @@ struct ObjectWalker {
     /// For a downgrade by a carried way down: keep beside each object what the release cannot
     /// hold (``WayDown/Kept``).
     let keepsWhatIsLost: Bool
+    /// What the rules have done, against ``ArchiveLimits/maxRuleWork`` (see ``RuleWork``): every
+    /// target the walk makes carries it.
+    private(set) var work: RuleWork
 
     /// The path of the value being visited.
     private var path: [ArchivePath.Component] = []
@@ -50,8 +53,9 @@ struct ObjectWalker {
 
     init(
         catalog: MigrationCatalog, options: MigrationOptions, direction: MigrationReport.Direction,
-        targetVersions: [Int?], release: ReleaseTarget? = nil, keepsWhatIsLost: Bool = false
+        targetVersions: [Int?], release: ReleaseTarget? = nil, keepsWhatIsLost: Bool = false, work: RuleWork
     ) {
+        self.work = work
         self.catalog = catalog
         self.options = options
         self.direction = direction
@@ -72,6 +76,7 @@ struct ObjectWalker {
             if isCurrent(value, depth: 0) { return }
             (unknownTypeNames, cachedName, cachedIndex, pendingUnknown) = saved
         }
+        work.measure(value)
         try walk(&value)
         if !keptReferences.isEmpty { WayDown.Kept.anchor(&value, ids: keptReferences) }
         if !pendingReferences.isEmpty { WayDown.Kept.resolve(&value, pending: pendingReferences, anchors: anchors) }
@@ -209,7 +214,7 @@ struct ObjectWalker {
         if from == to {
             // Unversioned, or archived under a former name: only stamped.
             object.version = to
-            object.typeName = chain.name
+            if object.typeName != chain.name { try Self.rename(&object, to: chain.name, work: &work, at: path) }
             record(index, archivedName, archivedVersion, from: from, to: to, steps: [])
             return
         }
@@ -226,6 +231,8 @@ struct ObjectWalker {
         }
         var target = MigrationTarget(
             fields: object.takeFields(), typeName: archivedName, version: from, path: ArchivePath(path))
+        target.work = work
+        defer { work = target.work }
         do {
             try chain.upgrade(&target, from: from, to: to, archivedName: archivedName, archivedVersion: archivedVersion)
         } catch {
@@ -234,7 +241,7 @@ struct ObjectWalker {
         }
         object.restore(from: &target)
         object.version = to
-        if object.typeName != chain.name { object.typeName = chain.name }
+        if object.typeName != chain.name { try Self.rename(&object, to: chain.name, work: &target.work, at: path) }
         record(index, archivedName, archivedVersion, from: from, to: to, steps: chain.stepNames(from: from, to: to))
     }
 
@@ -278,6 +285,8 @@ struct ObjectWalker {
         }
         var target = MigrationTarget(
             fields: object.takeFields(), typeName: archivedName, version: from, path: objectPath)
+        target.work = work
+        defer { work = target.work }
         var steps: [String] = []
         do {
             if index == keptIndex {
@@ -301,7 +310,7 @@ struct ObjectWalker {
                 steps += chain.stepNames(from: from, to: fallback.version)
                 do {
                     for rule in fallback.rules.reversed() { try rule.inverse?.apply(to: &target) }
-                    try target.renameType(to: catalog.types[keptIndex].archiveName(atVersion: keptChain.oldestVersion))
+                    try target.renameType(to: keptChain.archiveName(atVersion: keptChain.oldestVersion))
                 } catch let error as ArchiveError {
                     throw error.adding(typeName: archivedName, archivedVersion: archivedVersion, step: fallback.label)
                 }
@@ -321,7 +330,9 @@ struct ObjectWalker {
         }
         object.restore(from: &target)
         object.version = keptChain.currentVersion
-        if object.typeName != keptChain.name { object.typeName = keptChain.name }
+        if object.typeName != keptChain.name {
+            try Self.rename(&object, to: keptChain.name, work: &target.work, at: path)
+        }
         noteKept(objectPath)
         record(
             keptIndex, archivedName, archivedVersion, from: index == keptIndex ? from : keptChain.oldestVersion,
@@ -373,9 +384,9 @@ struct ObjectWalker {
         let kept =
             segments.isEmpty || dropsVisited
             ? nil
-            : WayDown.Kept.keeping(
+            : try WayDown.Kept.keeping(
                 original, version: version, downgraded: object, segments: segments, catalog: catalog,
-                path: ArchivePath(path))
+                path: ArchivePath(path), work: &work)
         if let kept {
             for reference in kept.kept.flatMap(\.references) { keptReferences.insert(reference.anchor) }
             object.fields[WayDown.Kept.key] = kept.tree
@@ -402,7 +413,9 @@ struct ObjectWalker {
                 guard let to = targetVersions[index] else { return }
                 try downgrade(&object, chain: index, from: from, to: to)
                 if let release {
-                    if let name = release.archivedNames[index], object.typeName != name { object.typeName = name }
+                    if let name = release.archivedNames[index], object.typeName != name {
+                        try Self.rename(&object, to: name, work: &work, at: path)
+                    }
                     // The keys in the order the release wrote them, so that its own archive comes back byte
                     // for byte.
                     if object.version == to, let order = release.keyOrders[index] { order.apply(to: &object.fields) }
@@ -431,12 +444,16 @@ struct ObjectWalker {
             var target = MigrationTarget(
                 fields: object.takeFields(), typeName: object.typeName, version: chain.oldestVersion,
                 path: ArchivePath(path))
+            target.work = work
             do {
                 for rule in fallback.rules { try rule.apply(to: &target) }
+                try target.work.charge(fallback.name.workBytes, at: target.path)
             } catch let error as ArchiveError {
+                work = target.work
                 object.restore(from: &target)
                 throw error.adding(typeName: chain.name, archivedVersion: archivedVersion, step: fallback.label)
             }
+            work = target.work
             object.restore(from: &target)
             object.typeName = fallback.name
             object.version = fallback.version
@@ -457,6 +474,8 @@ struct ObjectWalker {
         let archivedVersion = object.version
         var target = MigrationTarget(
             fields: object.takeFields(), typeName: archivedName, version: from, path: ArchivePath(path))
+        target.work = work
+        defer { work = target.work }
         do {
             try chain.downgrade(
                 &target, from: from, to: to, archivedName: archivedName, archivedVersion: archivedVersion)
@@ -467,6 +486,15 @@ struct ObjectWalker {
         object.restore(from: &target)
         object.version = to
         record(index, archivedName, archivedVersion, from: from, to: to, steps: chain.stepNames(from: from, to: to))
+    }
+
+    /// Gives `object` the type name `name`, counting it against the rules' work: a name the
+    /// pass gives every object of a type is made once per object.
+    private static func rename(
+        _ object: inout ArchiveObject, to name: String, work: inout RuleWork, at path: [ArchivePath.Component]
+    ) throws {
+        try work.charge(name.workBytes, at: ArchivePath(path))
+        object.typeName = name
     }
 
     /// The archived version, or the chain's stand-in for unversioned objects.

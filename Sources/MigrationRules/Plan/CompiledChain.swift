@@ -35,6 +35,14 @@ final class CompiledChain: Sendable {
     /// version holding none of them passes the check at once (the JSON fast paths test these
     /// and leave an object that holds one to the tree).
     let lastStepSourceKeys: [[UInt8]]
+    /// ``lastStepSourceKeys`` as a set, looked up when there are many.
+    let lastStepSourceKeySet: Set<[UInt8]>
+    /// The name objects carry at each version, from ``oldestVersion`` (`archiveNames[0]`) to
+    /// ``currentVersion``: as ``TypeMigrations/archiveName(atVersion:)`` gives it, computed once,
+    /// in one pass down the steps.
+    let archiveNames: [String]
+    /// The work (``MigrationRule/work``) of every rule of the steps and their inverses, once.
+    let ruleWork: Int
 
     convenience init(_ chain: TypeMigrations) throws {
         if let index = chain.aliases.firstIndex(of: "") {
@@ -126,13 +134,28 @@ final class CompiledChain: Sendable {
         self.versionKeys = versionKeys
         self.keyMovingSteps = sorted.map { $0.rules.allSatisfy { CompiledChain.ruleMovesKeysOnly($0) } }
         self.lastStepMoves = isDocument ? [] : (sorted.last?.rules.flatMap(\.movedKeyPaths) ?? [])
+        // Each first key once (a nest of 100,000 keys moves 100,000 of them).
+        var seen = Set<[UInt8]>()
         var sourceKeys: [[UInt8]] = []
         for move in lastStepMoves {
             guard let first = move.from.first else { continue }
             let key = Array(first.utf8)
-            if !sourceKeys.contains(key) { sourceKeys.append(key) }
+            if seen.insert(key).inserted { sourceKeys.append(key) }
         }
         self.lastStepSourceKeys = sourceKeys
+        self.lastStepSourceKeySet = seen
+        // Down from today's name: a step's first type rename names the version it starts at.
+        var names = [String](repeating: name, count: sorted.count + 1)
+        for index in sorted.indices.reversed() {
+            names[index] = sorted[index].rules.lazy.flatMap(\.renamedTypeNames).first ?? names[index + 1]
+        }
+        self.archiveNames = names
+        var work = 0
+        for step in sorted {
+            for rule in step.rules { work &+= rule.work }
+            for rule in step.inverseRules ?? [] { work &+= rule.work }
+        }
+        self.ruleWork = work
     }
 
     /// The first of the last step's moves whose source `fields` hold without its destination:
@@ -142,6 +165,14 @@ final class CompiledChain: Sendable {
             return move
         }
         return nil
+    }
+
+    /// The name objects carry at `version`: ``archiveNames`` within the chain, today's name
+    /// above it, the oldest name below it.
+    func archiveName(atVersion version: Int) -> String {
+        if version >= currentVersion { return archiveNames[archiveNames.count - 1] }
+        if version <= oldestVersion { return archiveNames[0] }
+        return archiveNames[version - oldestVersion]
     }
 
     /// The names of the steps from `from` to `to` (either direction), for reports.

@@ -32,6 +32,9 @@ public struct MigrationCatalog: Sendable {
     /// `Int.max`. Laid out once here rather than for every archive a pass migrates.
     let countOffsets: [Int]
     let countSlots: Int
+    /// The work (``MigrationRule/work``) of every rule of the catalog once: a migration pass
+    /// may do ``ArchiveLimits/maxRuleWork`` times the archive's bytes and these.
+    let ruleWork: Int
 
     /// A ``DowngradeFallback`` with its target chain found.
     struct CompiledFallback: Sendable {
@@ -60,6 +63,7 @@ public struct MigrationCatalog: Sendable {
         fallbacks = []
         countOffsets = []
         countSlots = 0
+        ruleWork = 0
     }
 
     /// Validates and indexes chains.
@@ -127,7 +131,8 @@ public struct MigrationCatalog: Sendable {
             }
             fallbacks.append(
                 CompiledFallback(
-                    chain: target, version: fallback.version, name: chain.archiveName(atVersion: fallback.version),
+                    chain: target, version: fallback.version,
+                    name: chains[target].archiveName(atVersion: fallback.version),
                     rules: fallback.rules, label: "\(type.typeName) → \(chain.typeName) v\(fallback.version)"))
         }
         // Fallbacks lead somewhere: following them from any type ends at a type without one.
@@ -160,6 +165,11 @@ public struct MigrationCatalog: Sendable {
         self.chainIndexByName = index
         self.documentChains = documentChains
         self.fallbacks = fallbacks
+        var work = 0
+        for chain in chains { work &+= chain.ruleWork }
+        for chain in documentChains.values { work &+= chain.ruleWork }
+        for fallback in fallbacks { work &+= fallback?.rules.reduce(0) { $0 &+ $1.work } ?? 0 }
+        self.ruleWork = work
     }
 
     /// Whether the catalog has no chains at all.
@@ -198,9 +208,9 @@ public struct MigrationCatalog: Sendable {
     /// chain's last step moves. Such an object holding one of them may have the layout of the
     /// version before, which the migration pass refuses (``ArchiveError/Code/missingMigration``);
     /// the JSON fast paths leave it to the pass. Empty for other names.
-    package func lastStepSourceKeys(typeName: String) -> [[UInt8]] {
-        guard let index = chainIndexByName[typeName], chains[index].name == typeName else { return [] }
-        return chains[index].lastStepSourceKeys
+    package func lastStepSourceKeys(typeName: String) -> (list: [[UInt8]], set: Set<[UInt8]>) {
+        guard let index = chainIndexByName[typeName], chains[index].name == typeName else { return ([], []) }
+        return (chains[index].lastStepSourceKeys, chains[index].lastStepSourceKeySet)
     }
 
     /// The document chain named `name`.

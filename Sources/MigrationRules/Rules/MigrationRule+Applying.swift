@@ -45,6 +45,7 @@ extension MigrationRule {
     }
 
     private func perform(on target: inout MigrationTarget) throws {
+        try target.work.charge(work, at: target.path)
         switch operation {
         case .rename(let key, let newKey, let required):
             guard let index = target.fields.index(forKey: key) else {
@@ -67,6 +68,7 @@ extension MigrationRule {
         case .convert(let key, let converter):
             guard let index = target.fields.index(forKey: key) else { return }
             let value = target.fields.entries[index].value
+            try target.work.charge(converter.work(reading: value), at: target.path.appending(key))
             target.fields.entries[index].value = .null
             do {
                 target.fields.entries[index].value = try converter.convert(value)
@@ -156,14 +158,18 @@ extension MigrationRule {
 
     /// Moves `keys` into the dictionary (or object) under `container`, created where the first
     /// moved key was when absent or `null`.
+    ///
+    /// In one pass over the container, whatever the number of keys: the keys are found first
+    /// (a key given twice moves once), then the container gets them and the others close up,
+    /// where moving them one at a time moved every entry after each of them.
     private static func nest(_ keys: [String], into container: String, in target: inout MigrationTarget) throws {
         var containerIndex = target.fields.index(forKey: container)
-        var nullContainer = false
+        var nullContainer: Int?
         if let index = containerIndex {
             switch target.fields.entries[index].value {
             case .null:
                 containerIndex = nil
-                nullContainer = true
+                nullContainer = index
             case .dictionary, .object:
                 break
             case let other:
@@ -172,37 +178,50 @@ extension MigrationRule {
                     path: target.path.appending(container))
             }
         }
+        // The positions of the keys to move, in the order given.
+        var moved: [Int] = []
+        var isMoved = [Bool](repeating: false, count: target.fields.count)
         for key in keys where !key.hasSameScalars(as: container) {
-            guard var index = target.fields.index(forKey: key) else { continue }
-            guard let existing = containerIndex else {
-                // A new container takes the first moved key's place (a null one is replaced).
-                if nullContainer, let stale = target.fields.index(forKey: container) {
-                    target.fields.removeEntry(at: stale)
-                    if stale < index { index -= 1 }
-                    nullContainer = false
-                }
-                var inner = ArchiveDictionary(minimumCapacity: keys.count)
-                inner.appendUnchecked(target.fields.entries[index].value, forKey: key)
-                target.fields.setKey(container, at: index)
-                target.fields.entries[index].value = .dictionary(inner)
-                containerIndex = index
-                continue
-            }
-            if target.fields.entries[existing].value.keyedEntries?.index(forKey: key) != nil {
-                throw ArchiveError(
-                    .migrationFailed, "the key '\(container).\(key)' already exists", path: target.path)
-            }
-            let value = target.fields.removeEntry(at: index).value
-            let destination = index < existing ? existing - 1 : existing
-            target.fields.entries[destination].value.modifyKeyedEntries { $0.appendUnchecked(value, forKey: key) }
-            containerIndex = destination
+            guard let index = target.fields.index(forKey: key), !isMoved[index] else { continue }
+            isMoved[index] = true
+            moved.append(index)
         }
+        guard let first = moved.first else { return }
+        if let existing = containerIndex {
+            // An existing container takes them at its end; none of them may be there already.
+            let inner = target.fields.entries[existing].value.keyedEntries
+            for index in moved where inner?.index(forKey: target.fields.entries[index].key) != nil {
+                throw ArchiveError(
+                    .migrationFailed, "the key '\(container).\(target.fields.entries[index].key)' already exists",
+                    path: target.path)
+            }
+            let entries = moved.map { target.fields.takeEntry(at: $0) }
+            target.fields.entries[existing].value.modifyKeyedEntries { inner in
+                inner.reserveCapacity(inner.count + entries.count)
+                for entry in entries { inner.appendUnchecked(entry.value, forKey: entry.key) }
+            }
+            target.fields.removeEntries(at: moved)
+            return
+        }
+        // A new container takes the first moved key's place (a null one is replaced).
+        var inner = ArchiveDictionary(minimumCapacity: moved.count)
+        for index in moved {
+            let entry = target.fields.takeEntry(at: index)
+            inner.appendUnchecked(entry.value, forKey: entry.key)
+        }
+        let removed = Array(moved.dropFirst()) + (nullContainer.map { [$0] } ?? [])
+        let place = first - removed.lazy.filter { $0 < first }.count
+        target.fields.removeEntries(at: removed)
+        target.fields.setKey(container, at: place)
+        target.fields.entries[place].value = .dictionary(inner)
     }
 
     /// Moves `keys` out of the dictionary (or object) under `container`, in front of it; removes
     /// a dictionary that this empties.
+    ///
+    /// In one pass over both containers, whatever the number of keys (see ``nest(_:into:in:)``).
     private static func hoist(_ keys: [String], from container: String, in target: inout MigrationTarget) throws {
-        guard var containerIndex = target.fields.index(forKey: container) else { return }
+        guard let containerIndex = target.fields.index(forKey: container) else { return }
         switch target.fields.entries[containerIndex].value {
         case .null:
             return
@@ -213,20 +232,28 @@ extension MigrationRule {
                 .migrationFailed, "expected a dictionary or object, found \(other.kindAndValue)",
                 path: target.path.appending(container))
         }
-        var moved = false
+        guard let inner = target.fields.entries[containerIndex].value.keyedEntries else { return }
+        // The positions of the keys to move inside the container, in the order given.
+        var moved: [Int] = []
+        var isMoved = [Bool](repeating: false, count: inner.count)
         for key in keys {
-            guard target.fields.entries[containerIndex].value.keyedEntries?.index(forKey: key) != nil else { continue }
+            guard let index = inner.index(forKey: key), !isMoved[index] else { continue }
             if target.fields.index(forKey: key) != nil {
                 throw ArchiveError(.migrationFailed, "the key '\(key)' already exists", path: target.path)
             }
-            let value = target.fields.entries[containerIndex].value.modifyKeyedEntries { $0.removeValue(forKey: key) }
-            target.fields.insertEntry(
-                ArchiveDictionary.Entry(key: key, value: (value ?? nil) ?? .null), at: containerIndex)
-            containerIndex += 1
-            moved = true
+            isMoved[index] = true
+            moved.append(index)
         }
-        if moved, case .dictionary(let inner) = target.fields.entries[containerIndex].value, inner.isEmpty {
-            target.fields.removeEntry(at: containerIndex)
+        guard !moved.isEmpty else { return }
+        let entries = target.fields.entries[containerIndex].value.modifyKeyedEntries { inner in
+            let entries = moved.map { inner.takeEntry(at: $0) }
+            inner.removeEntries(at: moved)
+            return entries
+        }
+        target.fields.replaceEntries(containerIndex..<containerIndex, with: entries ?? [])
+        let emptied = containerIndex + moved.count
+        if case .dictionary(let rest) = target.fields.entries[emptied].value, rest.isEmpty {
+            target.fields.removeEntry(at: emptied)
         }
     }
 
@@ -241,6 +268,7 @@ extension MigrationRule {
                 .migrationFailed, "cannot split '\(key)': the key '\(part)' already exists", path: target.path)
         }
         let value = target.fields.entries[index].value
+        if case .string(let text) = value { try target.work.charge(text.utf8.count, at: target.path.appending(key)) }
         let pieces: [ArchiveValue]
         switch division {
         case .separator(let separator):
@@ -306,6 +334,7 @@ extension MigrationRule {
         switch division {
         case .separator(let separator):
             var texts: [String] = []
+            texts.reserveCapacity(values.count)
             var sawString = false
             for (part, value) in zip(parts, values) {
                 switch value {
@@ -319,6 +348,7 @@ extension MigrationRule {
                         path: target.path.appending(part))
                 }
             }
+            try target.work.charge(texts.reduce(0) { $0 &+ $1.utf8.count }, at: target.path.appending(key))
             merged = sawString ? .string(texts.joined(separator: separator)) : .null
         case .closuresFromJoin(let joiner, _):
             merged = try joiner(values)
@@ -326,9 +356,8 @@ extension MigrationRule {
             guard let joiner else { return }
             merged = try joiner(values)
         }
-        for index in indices.sorted(by: >) {
-            target.fields.removeEntry(at: index)
-        }
+        // In one pass, whatever the number of parts (a part named twice is removed once).
+        target.fields.removeEntries(at: indices)
         target.fields.insertEntry(merged, forKey: key, at: position)
     }
 
@@ -348,24 +377,26 @@ extension MigrationRule {
             }
             return
         }
-        try visitEntries(&target.fields, rules, components, offset, &stack)
+        try visitEntries(&target.fields, rules, components, offset, &stack, &target.work)
     }
 
+    /// The scoped walk carries the target's ``MigrationTarget/work`` into every container it
+    /// matches: the rules count there as they do at the top.
     private static func visitEntries(
         _ entries: inout ArchiveDictionary, _ rules: [MigrationRule], _ components: [ArchivePath.Component],
-        _ offset: Int, _ stack: inout [ArchivePath.Component]
+        _ offset: Int, _ stack: inout [ArchivePath.Component], _ work: inout RuleWork
     ) throws {
         switch components[offset] {
         case .key(let key):
             guard let index = entries.index(forKey: key) else { return }
             stack.append(.key(key))
             defer { stack.removeLast() }
-            try visit(&entries.entries[index].value, rules, components, offset + 1, &stack)
+            try visit(&entries.entries[index].value, rules, components, offset + 1, &stack, &work)
         case .anyKey:
             for index in entries.indices {
                 stack.append(.key(entries.entries[index].key))
                 defer { stack.removeLast() }
-                try visit(&entries.entries[index].value, rules, components, offset + 1, &stack)
+                try visit(&entries.entries[index].value, rules, components, offset + 1, &stack, &work)
             }
         case .index, .anyIndex:
             return
@@ -374,10 +405,10 @@ extension MigrationRule {
 
     private static func visit(
         _ value: inout ArchiveValue, _ rules: [MigrationRule], _ components: [ArchivePath.Component],
-        _ offset: Int, _ stack: inout [ArchivePath.Component]
+        _ offset: Int, _ stack: inout [ArchivePath.Component], _ work: inout RuleWork
     ) throws {
         if offset == components.count {
-            _ = try MigrationTarget.withTarget(for: &value, path: ArchivePath(stack)) { target in
+            _ = try MigrationTarget.withTarget(for: &value, path: ArchivePath(stack), work: &work) { target in
                 for rule in rules {
                     try rule.apply(to: &target)
                 }
@@ -387,7 +418,7 @@ extension MigrationRule {
         switch components[offset] {
         case .key, .anyKey:
             _ = try value.modifyKeyedEntries { entries in
-                try visitEntries(&entries, rules, components, offset, &stack)
+                try visitEntries(&entries, rules, components, offset, &stack, &work)
             }
         case .index(let position):
             guard var elements = value.takeArray() else { return }
@@ -395,14 +426,14 @@ extension MigrationRule {
             guard elements.indices.contains(position) else { return }
             stack.append(.index(position))
             defer { stack.removeLast() }
-            try visit(&elements[position], rules, components, offset + 1, &stack)
+            try visit(&elements[position], rules, components, offset + 1, &stack, &work)
         case .anyIndex:
             guard var elements = value.takeArray() else { return }
             defer { value = .array(elements) }
             for position in elements.indices {
                 stack.append(.index(position))
                 defer { stack.removeLast() }
-                try visit(&elements[position], rules, components, offset + 1, &stack)
+                try visit(&elements[position], rules, components, offset + 1, &stack, &work)
             }
         }
     }

@@ -59,9 +59,13 @@ public struct MigrationRule: Sendable, CustomStringConvertible {
     }
 
     let operation: Operation
+    /// What one run of the rule counts against ``ArchiveLimits/maxRuleWork``: the bytes of what
+    /// it names, computed once (see `MigrationRule+Work.swift`).
+    let work: Int
 
     init(_ operation: Operation) {
         self.operation = operation
+        self.work = Self.work(of: operation)
     }
 }
 

@@ -29,6 +29,9 @@ public struct MigrationTarget: Sendable {
     ///
     /// Errors thrown by built-in rules carry this path followed by the rule's inner path.
     public let path: ArchivePath
+    /// What the rules of the migration pass that made this target have done, against what they
+    /// may do (``ArchiveLimits/maxRuleWork``); without a limit for a target made elsewhere.
+    var work = RuleWork.unlimited
 
     /// Creates a target for a plain dictionary's entries or, with a `typeName`, an object's fields.
     ///
@@ -85,15 +88,31 @@ extension MigrationTarget {
     static func withTarget<R>(
         for value: inout ArchiveValue, path: ArchivePath, _ body: (inout MigrationTarget) throws -> R
     ) rethrows -> R? {
+        var work = RuleWork.unlimited
+        return try withTarget(for: &value, path: path, work: &work, body)
+    }
+
+    /// ``withTarget(for:path:_:)`` for a target that counts its rules' work in `work`, which
+    /// holds the count again when `body` returns or throws.
+    static func withTarget<R>(
+        for value: inout ArchiveValue, path: ArchivePath, work: inout RuleWork,
+        _ body: (inout MigrationTarget) throws -> R
+    ) rethrows -> R? {
         if let entries = value.takeDictionary() {
             var target = MigrationTarget(fields: entries, path: path)
-            defer { value = .dictionary(target.fields) }
+            target.work = work
+            defer {
+                work = target.work
+                value = .dictionary(target.fields)
+            }
             return try body(&target)
         }
         if var object = value.takeObject() {
             var target = MigrationTarget(
                 fields: object.takeFields(), typeName: object.typeName, version: object.version, path: path)
+            target.work = work
             defer {
+                work = target.work
                 object.restore(from: &target)
                 value = .object(object)
             }

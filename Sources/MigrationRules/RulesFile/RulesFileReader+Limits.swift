@@ -125,3 +125,48 @@ extension RulesFileReader {
         }
     }
 }
+
+/// The limits on what a rules file or a carried way down asks the migration pass to do:
+/// steps per chain, keys per rule, rules in all.
+extension RulesFileReader {
+    /// Checks a chain's `count` steps, listed at `path`, against ``ArchiveLimits/maxChainSteps``.
+    func checkStepCount(_ count: Int, at path: ArchivePath) throws {
+        guard count <= limits.maxChainSteps else {
+            throw ArchiveError.limitExceeded(
+                .chainSteps, "the chain has \(count) steps, more than \(limits.maxChainSteps)", path: path,
+                location: ArchiveError.InputLocation(file: fileName))
+        }
+    }
+
+    /// Checks the `count` keys one rule names at `path` against ``ArchiveLimits/maxRuleKeys``.
+    func checkKeyCount(_ count: Int, at path: ArchivePath) throws {
+        guard count <= limits.maxRuleKeys else {
+            throw ArchiveError.limitExceeded(
+                .ruleKeys, "the rule names \(count) keys, more than \(limits.maxRuleKeys)", path: path,
+                location: ArchiveError.InputLocation(file: fileName))
+        }
+    }
+
+    /// Adds `rules`, and the rules scoped inside them, to `total`.
+    ///
+    /// - Throws: ``ArchiveError/Code/limitExceeded`` at `path` (the chain that holds them) once
+    ///   `total` passes ``ArchiveLimits/maxRuleCount``.
+    func countRules(_ rules: [MigrationRule], into total: inout Int, at path: ArchivePath) throws {
+        for rule in rules {
+            total += rule.ruleCount
+            guard total <= limits.maxRuleCount else {
+                throw ArchiveError.limitExceeded(
+                    .ruleCount, "there are more than \(limits.maxRuleCount) rules", path: path,
+                    location: ArchiveError.InputLocation(file: fileName))
+            }
+        }
+    }
+}
+
+extension MigrationRule {
+    /// This rule and the rules scoped inside it.
+    var ruleCount: Int {
+        guard case .scoped(_, let rules) = operation else { return 1 }
+        return rules.reduce(1) { $0 + $1.ruleCount }
+    }
+}

@@ -72,10 +72,20 @@ struct RulesFileReader {
                 types.append((try type(named: name, chain, at: path.appending(name)), path.appending(name)))
             }
         }
+        var ruleCount = 0
         for (chain, path) in types {
+            for step in chain.steps {
+                try countRules(step.rules, into: &ruleCount, at: path)
+                try countRules(step.inverseRules ?? [], into: &ruleCount, at: path)
+            }
+            try countRules(chain.downgradeFallback?.rules ?? [], into: &ruleCount, at: path)
             do { try chain.validate() } catch let error as ArchiveError { throw placed(error, under: path) }
         }
         for (chain, path) in documents {
+            for step in chain.steps {
+                try countRules(step.rules, into: &ruleCount, at: path)
+                try countRules(step.inverseRules ?? [], into: &ruleCount, at: path)
+            }
             do { try chain.validate() } catch let error as ArchiveError { throw placed(error, under: path) }
         }
         var manifest: ReleaseManifest?
@@ -190,6 +200,7 @@ struct RulesFileReader {
 
     func steps(_ chain: Fields) throws -> [MigrationStep] {
         guard let list = try chain.array("steps", "a list of steps") else { return [] }
+        try checkStepCount(list.count, at: chain.path.appending("steps"))
         var steps: [MigrationStep] = []
         for (index, value) in list.enumerated() {
             let path = chain.path.appending("steps").appending(index)
@@ -586,17 +597,20 @@ struct RulesFileReader {
             return text
         }
 
-        /// A non-empty list of distinct, non-empty keys.
+        /// A non-empty list of distinct (by their Unicode scalars, as keys are told apart),
+        /// non-empty keys, at most ``ArchiveLimits/maxRuleKeys`` of them.
         func keys(_ key: String) throws -> [String] {
             guard let keys = try strings(key, "a list of keys") else {
                 throw reader.invalid("'\(key)' is missing (a list of keys)", at: path.appending(key))
             }
             guard !keys.isEmpty else { throw reader.invalid("'\(key)' is an empty list", at: path.appending(key)) }
+            try reader.checkKeyCount(keys.count, at: path.appending(key))
+            var seen = Set<ExactString>(minimumCapacity: keys.count)
             for (index, name) in keys.enumerated() {
                 if name.isEmpty {
                     throw reader.invalid("key \(index) is empty", at: path.appending(key).appending(index))
                 }
-                if keys[..<index].contains(name) {
+                if !seen.insert(ExactString(name)).inserted {
                     throw reader.invalid("'\(name)' is listed twice", at: path.appending(key).appending(index))
                 }
             }
@@ -612,14 +626,24 @@ struct RulesFileReader {
             return text
         }
 
-        /// A path (`people[*].name`) under `key`.
+        /// A path (`people[*].name`) under `key`: at most ``ArchiveLimits/maxRuleKeys``
+        /// components, and no deeper than ``ArchiveLimits/maxDepth`` (the rules that follow a
+        /// path recurse once per component, and nothing deeper is in a tree the pass walks).
         func path(_ key: String) throws -> ArchivePath {
             let text = try string(key, "a path such as \"people[*]\"") ?? ""
+            let parsed: ArchivePath
             do {
-                return try ArchivePath(parsing: text)
+                parsed = try ArchivePath(parsing: text)
             } catch let error as ArchiveError {
                 throw reader.invalid(error.message, at: path.appending(key))
             }
+            try reader.checkKeyCount(parsed.count, at: path.appending(key))
+            guard parsed.count <= reader.limits.maxDepth else {
+                throw ArchiveError.limitExceeded(
+                    .depth, "the path has \(parsed.count) components, deeper than \(reader.limits.maxDepth) levels",
+                    path: path.appending(key), location: ArchiveError.InputLocation(file: reader.fileName))
+            }
+            return parsed
         }
 
         /// A path of keys only (`center.x`) under `key`.

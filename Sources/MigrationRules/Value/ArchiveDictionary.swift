@@ -229,6 +229,35 @@ public struct ArchiveDictionary: Sendable {
         return removeIndexedEntry(at: position)
     }
 
+    /// Removes the entries at `positions` (valid positions, in any order; a position given twice
+    /// is removed once), keeping the others in order: one pass over the entries and one new index,
+    /// where removing them one at a time moves every later entry (and its place in the index)
+    /// each time.
+    package mutating func removeEntries(at positions: some Collection<Int>) {
+        guard positions.count > 1 else {
+            if let position = positions.first { removeEntry(at: position) }
+            return
+        }
+        var isRemoved = [Bool](repeating: false, count: entries.count)
+        for position in positions { isRemoved[position] = true }
+        var kept = 0
+        for position in entries.indices where !isRemoved[position] {
+            if kept != position { entries.swapAt(kept, position) }
+            kept += 1
+        }
+        entries.removeSubrange(kept...)
+        if keyIndex != nil || entries.count > Self.indexedCount { rebuildKeyIndex() }
+    }
+
+    /// The entry at `position` (a valid position), its value moved out: `null` stays in its
+    /// place, so that the caller holds the only reference to the value until it removes the
+    /// entry or puts a value back.
+    package mutating func takeEntry(at position: Int) -> Entry {
+        let value = entries[position].value
+        entries[position].value = .null
+        return Entry(key: entries[position].key, value: value)
+    }
+
     /// Inserts `entry` at `position` (from 0 to ``count``), without looking for its key: the
     /// caller knows it is new.
     package mutating func insertEntry(_ entry: Entry, at position: Int) {

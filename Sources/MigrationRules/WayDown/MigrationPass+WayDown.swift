@@ -11,23 +11,26 @@ extension MigrationPass {
     ///
     /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidWayDown`` for a way down
     ///   that is malformed (``WayDown/init(tree:limits:)``), that names another document than the
-    ///   archive, or whose steps take a type to a name this catalog does not register; and the
-    ///   errors of the carried rules, with their paths.
-    func runWayDown(_ tree: inout ArchiveValue, document: String?) throws -> MigrationReport.WayDownRun? {
+    ///   archive, or whose steps take a type to a name this catalog does not register;
+    ///   ``ArchiveError/Code/limitExceeded`` for a way down beyond the limits (its steps, keys
+    ///   and rules, ``WayDown/init(tree:limits:)``) or whose rules do more work than
+    ///   ``ArchiveLimits/maxRuleWork`` allows; and the errors of the carried rules, with their
+    ///   paths.
+    ///
+    /// The way down is read, checked and compiled once, in time linear in its size, before any
+    /// of its steps runs; `work` counts what its rules do.
+    func runWayDown(
+        _ tree: inout ArchiveValue, document: String?, work: inout RuleWork
+    ) throws -> MigrationReport.WayDownRun? {
         guard case .dictionary(let top) = tree, let raw = top[ArchiveEnvelope.wayDownKey],
             needsWayDown(top, document: document)
         else { return nil }
         let wayDown: WayDown
-        do {
-            wayDown = try WayDown(tree: raw, limits: options.limits)
-        } catch let error as ArchiveError where error.code == .newerVersion {
-            return nil  // a way down of a format this library does not read: as if there were none
-        }
         let carried: MigrationCatalog
         do {
-            carried = try wayDown.catalog()
-        } catch let error as ArchiveError {
-            throw WayDown.placed(error)
+            (wayDown, carried) = try WayDown.compiled(tree: raw, limits: options.limits)
+        } catch let error as ArchiveError where error.code == .newerVersion {
+            return nil  // a way down of a format this library does not read: as if there were none
         }
         func invalid(_ message: String, at path: ArchivePath) -> ArchiveError {
             ArchiveError(.invalidWayDown, "the archive's way down: " + message, path: path)
@@ -52,9 +55,9 @@ extension MigrationPass {
         // Each type: the newest version on the way down that this catalog knows.
         var types: [String: AppRelease.ArchivedType] = [:]
         for (index, chain) in wayDown.types.enumerated() {
-            let migrations = carried.types[index]
+            let compiled = carried.chains[index]
             func name(at version: Int) -> String {
-                (version == chain.to ? chain.archivedAs : nil) ?? migrations.archiveName(atVersion: version)
+                (version == chain.to ? chain.archivedAs : nil) ?? compiled.archiveName(atVersion: version)
             }
             var stop: Int?
             for version in stride(from: chain.from, through: chain.to, by: -1) {
@@ -103,15 +106,18 @@ extension MigrationPass {
             for index in releaseTarget.isAbsent.indices where releaseTarget.isAbsent[index] {
                 targetVersions[index] = carried.chains[index].oldestVersion
             }
+            // The whole archive, way down included, is what its rules may do a multiple of.
+            work.measure(tree)
             var walker = ObjectWalker(
                 catalog: carried, options: wayDownOptions, direction: .downgrade, targetVersions: targetVersions,
-                release: releaseTarget, keepsWhatIsLost: true)
+                release: releaseTarget, keepsWhatIsLost: true, work: work)
             try pass.walkRoot(&tree, isEnvelope: true, with: &walker)
+            work = walker.work
             walker.finish(into: &report)
             if let version = documentVersion, let chain = try pass.documentChain(of: tree, named: nil, isEnvelope: true)
             {
                 report.document = try pass.migrateDocument(
-                    &tree, chain: chain, isEnvelope: true, to: version, newer: &report.newer)
+                    &tree, chain: chain, isEnvelope: true, to: version, newer: &report.newer, work: &work)
             }
         } catch let error as ArchiveError where [.invalidChain, .unknownType, .missingMigration].contains(error.code) {
             throw WayDown.placed(error)

@@ -69,13 +69,17 @@ extension WayDown {
         /// that ran (a rule without one, such as a `remove` without a value to restore, does nothing
         /// on the way up): where the result differs from `original`, the key is kept with the value
         /// the result has as its base. When a rule fails on the way up, every key is kept, with no
-        /// base.
+        /// base. The rules run on the way up count against `work` as on the way down.
+        ///
+        /// - Throws: ``ArchiveError/Code/limitExceeded`` when they do more work than `work` allows.
         static func keeping(
             _ original: ArchiveObject, version: Int, downgraded: ArchiveObject, segments: [Segment],
-            catalog: MigrationCatalog, path: ArchivePath
-        ) -> WayDown.Kept? {
+            catalog: MigrationCatalog, path: ArchivePath, work: inout RuleWork
+        ) throws -> WayDown.Kept? {
             var target = MigrationTarget(
                 fields: downgraded.fields, typeName: downgraded.typeName, version: downgraded.version, path: path)
+            target.work = work
+            defer { work = target.work }
             var changesType = false
             var upgraded: ArchiveDictionary?
             do {
@@ -96,6 +100,8 @@ extension WayDown {
                     }
                 }
                 upgraded = target.fields
+            } catch let error as ArchiveError where error.limit == .ruleWork {
+                throw error
             } catch {
                 upgraded = nil
             }

@@ -29,10 +29,22 @@ extension WayDown {
     ///   (an older app then reads the archive as if it carried no way down). Paths start at
     ///   `wayDown` (`wayDown.types.Circle.steps[0].rules[0].rename`).
     public init(tree: ArchiveValue, limits: ArchiveLimits = .default) throws {
+        self = try Self.compiled(tree: tree, limits: limits).wayDown
+    }
+
+    /// Reads, checks and compiles the `wayDown` value `tree` once: the way down, and the catalog
+    /// the migration pass runs (``catalog()``). In time linear in the value's size, and within
+    /// `limits` (``ArchiveLimits/maxChainSteps``, ``ArchiveLimits/maxRuleKeys``,
+    /// ``ArchiveLimits/maxRuleCount`` besides those of any tree).
+    ///
+    /// - Throws: What ``init(tree:limits:)`` throws.
+    static func compiled(tree: ArchiveValue, limits: ArchiveLimits) throws -> (
+        wayDown: WayDown, catalog: MigrationCatalog
+    ) {
         let reader = RulesFileReader(fileName: nil, limits: limits)
         do {
-            self = try Self.read(tree, reader: reader)
-            _ = try catalog()
+            let wayDown = try Self.read(tree, reader: reader)
+            return (wayDown, try wayDown.catalog())
         } catch let error as ArchiveError {
             throw Self.placed(error)
         }
@@ -104,6 +116,14 @@ extension WayDown {
                 types.append(try self.chain(chain, named: name, at: path, reader: reader))
             }
         }
+        var ruleCount = 0
+        for (chain, path) in [(document, ArchivePath([.key(documentKey)]))]
+            + types.map({ ($0, ArchivePath([.key(typesKey), .key($0.name)])) })
+        {
+            guard let chain else { continue }
+            for step in chain.steps { try reader.countRules(step.rules, into: &ruleCount, at: path) }
+            try reader.countRules(chain.fallback?.rules ?? [], into: &ruleCount, at: path)
+        }
         return WayDown(release: release, document: document, types: types)
     }
 
@@ -133,6 +153,7 @@ extension WayDown {
         if archivedAs?.isEmpty == true { throw invalid("'as' is empty", at: path.appending("as")) }
         var steps: [MigrationStep] = []
         let list = try chain.array("steps", "a list of steps") ?? []
+        try reader.checkStepCount(list.count, at: path.appending("steps"))
         guard list.count == from - to else {
             throw invalid(
                 "from v\(from) to v\(to) takes \(from - to) steps, one per version, and there are \(list.count)",
@@ -187,17 +208,11 @@ extension WayDown {
                     from: step.to, to: step.from, name: step.name, rules: renames, inverseRules: step.rules)
             }
         }
-        var types: [TypeMigrations] = []
-        for chain in self.types {
-            do {
-                types.append(
-                    TypeMigrations(
-                        typeName: chain.name, currentVersion: chain.from, steps: forward(chain),
-                        downgradeFallback: chain.fallback))
-                try types[types.count - 1].validate()
-            } catch let error as ArchiveError {
-                throw error.prefixingPath([.key(Self.typesKey), .key(chain.name)])
-            }
+        // Each chain is checked once, as the catalog compiles it; its errors name the type.
+        let types = self.types.map { chain in
+            TypeMigrations(
+                typeName: chain.name, currentVersion: chain.from, steps: forward(chain),
+                downgradeFallback: chain.fallback)
         }
         var documents: [DocumentMigrations] = []
         if let document {

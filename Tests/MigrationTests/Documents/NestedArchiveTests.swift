@@ -197,4 +197,67 @@ struct NestedArchiveTests {
             (error as? ArchiveError)?.limit == .depth
         }
     }
+
+    // MARK: Fan-out
+
+    /// A binary property list whose array holds `fanOut` references to one shared data value
+    /// holding the next level, `levels` deep: a kilobyte that nests `fanOut ^ levels` archives.
+    static func fanOut(levels: Int, fanOut: Int = 10) -> Data {
+        var inner = BinaryPlistBuilder()
+        inner.add(.string("leaf"))
+        var bytes = inner.data()
+        for _ in 0..<levels {
+            var level = BinaryPlistBuilder()
+            let shared = level.add(.bytes(bytes))
+            let array = level.add(.array([Int](repeating: shared, count: fanOut)))
+            bytes = level.data(top: array)
+        }
+        return bytes
+    }
+
+    @Test(
+        "a kilobyte whose shared data values nest a million archives is refused at maxNestedArchives, in the library and the tool"
+    )
+    func fanOutIsBounded() throws {
+        let bomb = Self.fanOut(levels: 6)
+        #expect(bomb.count < 2_000)
+        let document = try ArchiveDocument(data: bomb)
+        let error = try #require(throws: ArchiveError.self) { try document.nestedArchives() }
+        #expect(error.code == .limitExceeded && error.limit == .nestedArchives, "\(error)")
+        #expect(error.message.contains("more than 10000 archives nested"), "\(error)")
+        var migrated = document
+        let migrateError = try #require(throws: ArchiveError.self) {
+            try migrated.migrateNestedArchives { tree in try Self.pass().upgrade(&tree) }
+        }
+        #expect(migrateError.limit == .nestedArchives)
+        #expect(migrated.tree == document.tree)
+        // Three levels (1,000 archives) are read; untrusted limits stop them too.
+        let small = try ArchiveDocument(data: Self.fanOut(levels: 3))
+        #expect(try small.nestedArchives().count == 10)
+        var untrusted = ArchiveReadingOptions()
+        untrusted.limits = .untrusted
+        untrusted.limits.maxNestedArchives = 100
+        #expect(throws: ArchiveError.self) { try small.nestedArchives(options: untrusted) }
+
+        let scratch = try ScratchFolder()
+        try bomb.write(to: scratch.url.appendingPathComponent("bomb.plist"))
+        _ = try scratch.copy(fixture: "archives/rules.json", to: "rules.json")
+        for arguments in [
+            ["inspect", "bomb.plist"],
+            ["upgrade", "bomb.plist", "--nested", "--in-place", "--rules", "rules.json"],
+        ] {
+            let run = try ToolProcess.run(arguments, in: scratch.url)
+            #expect(run.status == 2, "\(arguments): \(run.standardError)")
+            #expect(
+                run.standardError.contains("ArchiveLimits.maxNestedArchives")
+                    || run.standardError.contains("more than 10000 archives nested"),
+                "\(arguments): \(run.standardError)")
+            #expect(run.standardOutput.count < 100_000, "\(arguments)")
+        }
+        #expect(try scratch.data("bomb.plist") == bomb)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).sorted() == [
+                "bomb.plist", "rules.json",
+            ])
+    }
 }

@@ -407,6 +407,45 @@ struct LimitsTests {
             LimitCase("references expanded: decoder, plain Codable structs", .referencesExpanded) {
                 try decoding(PlainHolder.self, decoderReferenceBomb(mid: "PlainMid", big: "PlainBig"), .default)
             },
+            LimitCase("chain steps: a rules file", .chainSteps) {
+                let steps = (1...1_001).map { ArchiveValue.dictionary(["from": .int(Int64($0)), "rules": []]) }
+                _ = try MigrationCatalog(
+                    rulesFile: [
+                        "formatVersion": 1, "types": ["C": ["currentVersion": 1_002, "steps": .array(steps)]],
+                    ],
+                    limits: .untrusted)
+            },
+            LimitCase("rule keys: a nest of a rules file", .ruleKeys) {
+                let nest: ArchiveValue = ["nest": .array((0...10_000).map { .string("k\($0)") }), "into": "bag"]
+                _ = try MigrationCatalog(
+                    rulesFile: [
+                        "formatVersion": 1,
+                        "types": ["C": ["currentVersion": 2, "steps": [["from": 1, "rules": [nest]]]]],
+                    ],
+                    limits: .untrusted)
+            },
+            LimitCase("rule count: a rules file", .ruleCount) {
+                let rules = (0...10_000).map { ArchiveValue.dictionary(["remove": .string("k\($0)")]) }
+                _ = try MigrationCatalog(
+                    rulesFile: [
+                        "formatVersion": 1,
+                        "types": ["C": ["currentVersion": 2, "steps": [["from": 1, "rules": .array(rules)]]]],
+                    ],
+                    limits: .untrusted)
+            },
+            LimitCase("rule work: an add of a large default into every element", .ruleWork) {
+                let add = MigrationRule.add("blob", default: .string(String(repeating: "x", count: 10_000)))
+                let catalog = try MigrationCatalog(
+                    types: [],
+                    documents: [
+                        DocumentMigrations(
+                            name: "list", versionPath: "version", currentVersion: 2,
+                            steps: [MigrationStep(from: 1, to: 2, rules: [.scoped("items[*]", [add])])])
+                    ])
+                var tree: ArchiveValue = ["version": 1, "items": .array((0..<2_000).map { ["n": .int(Int64($0))] })]
+                let pass = MigrationPass(catalog: catalog, options: MigrationOptions(limits: .untrusted))
+                try pass.upgrade(&tree, document: "list")
+            },
         ]
     }()
 
