@@ -31,14 +31,27 @@ public struct ArchiveDifference: Sendable, Hashable, CustomStringConvertible {
         self.new = new
     }
 
-    /// `~ path: old → new`, `+ path: new`, `- path: old`.
+    /// `~ path: old → new`, `+ path: new`, `- path: old`; a change of kind says so, since the
+    /// two values may look alike: `~ logo: <8 bytes> → "iVBORw0KGgo=" (data → string)`.
     public var description: String {
         let place = path.isRoot ? "(root)" : path.description
         switch kind {
         case .added: return "+ \(place): \(Self.render(new))"
         case .removed: return "- \(place): \(Self.render(old))"
-        case .changed: return "~ \(place): \(Self.render(old)) → \(Self.render(new))"
+        case .changed:
+            let change = "~ \(place): \(Self.render(old)) → \(Self.render(new))"
+            guard let old, let new, isChangeOfKind else { return change }
+            return change + " (\(old.kind) → \(new.kind))"
         }
+    }
+
+    /// Whether ``old`` and ``new`` are values of different kinds (`ArchiveValue.Kind`): data and
+    /// a string, a date and a string, an integer and a double. Integers above `Int64.max`
+    /// (`ArchiveValue.uint(_:)`) are integers of the same kind as the others.
+    public var isChangeOfKind: Bool {
+        guard let old, let new else { return false }
+        func kind(_ value: ArchiveValue) -> ArchiveValue.Kind { value.kind == .uint ? .int : value.kind }
+        return kind(old) != kind(new)
     }
 
     /// A short rendering of a value for difference lines.
