@@ -33,7 +33,7 @@ struct ArchiveDiffTests {
         #expect(ArchiveDiff.differences(from: ["value": new], to: ["value": old]).count == 1)
     }
 
-    @Test("the same kind changed says no kinds, and 1 and 1.0 stay one number unless numbers are exact")
+    @Test("the same kind changed says no kinds; numbers are one kind; 1 and 1.0 are one number unless exact")
     func sameKind() throws {
         let change = try #require(
             ArchiveDiff.differences(from: ["a": .data(Data([1]))], to: ["a": .data(Data([2]))]).first)
@@ -42,8 +42,14 @@ struct ArchiveDiffTests {
         #expect(ArchiveDiff.differences(from: ["a": 1], to: ["a": 1.0]).isEmpty)
         let exact = try #require(
             ArchiveDiff.differences(from: ["a": 1], to: ["a": 1.0], options: .init(numbersByValue: false)).first)
-        #expect(exact.description == "~ a: 1 → 1.0 (int → double)")
-        // Integers above Int64.max are integers too.
+        #expect(exact.description == "~ a: 1 → 1.0")
+        #expect(!exact.isChangeOfKind)
+        // As the documentation shows a changed number.
+        #expect(
+            ArchiveDiff.differences(from: ["radius": 3], to: ["radius": 3.5]).map(\.description) == [
+                "~ radius: 3 → 3.5"
+            ])
+        // Integers above Int64.max are numbers too.
         let large = try #require(ArchiveDiff.differences(from: ["a": 1], to: ["a": .uint(.max)]).first)
         #expect(!large.isChangeOfKind)
         #expect(ArchiveDiff.differences(from: ["a": .data(Self.bytes)], to: ["a": .data(Self.bytes)]).isEmpty)

@@ -46,12 +46,20 @@ public struct ArchiveDifference: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether ``old`` and ``new`` are values of different kinds (`ArchiveValue.Kind`): data and
-    /// a string, a date and a string, an integer and a double. Integers above `Int64.max`
-    /// (`ArchiveValue.uint(_:)`) are integers of the same kind as the others.
+    /// a string, a date and a string, a date and a number, a Boolean and an integer. Numbers are
+    /// one kind here — integers (also those above `Int64.max`, `ArchiveValue.uint(_:)`) and
+    /// doubles — since their spellings already tell them apart (`3 → 3.5`, and `1 → 1.0` when
+    /// ``ArchiveDiff/Options/numbersByValue`` is off).
     public var isChangeOfKind: Bool {
         guard let old, let new else { return false }
-        func kind(_ value: ArchiveValue) -> ArchiveValue.Kind { value.kind == .uint ? .int : value.kind }
-        return kind(old) != kind(new)
+        func isNumber(_ value: ArchiveValue) -> Bool {
+            switch value.kind {
+            case .int, .uint, .double: return true
+            default: return false
+            }
+        }
+        if isNumber(old) && isNumber(new) { return false }
+        return old.kind != new.kind
     }
 
     /// A short rendering of a value for difference lines.
