@@ -93,7 +93,8 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     /// ``keyedArchive`` reads the archive's root object (see
     /// ``KeyedArchiveOptions/rootKey``), in the envelope `$top` records beside it when this
     /// library wrote one there; the property-list formats read a keyed archive as the
-    /// plain property list it is (`$objects`, `$top`, UIDs as references).
+    /// plain property list it is (`$objects`, `$top`, UIDs as references). ``json`` reads a
+    /// plain envelope (``ArchiveWritingOptions/PlainEnvelope``) as the plain document it holds.
     ///
     /// - Throws: `ArchiveError` with code `ArchiveError.Code.malformedInput` (and the byte
     ///   offset or line, or for keyed archives the place in the archive such as
@@ -122,6 +123,9 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     /// go beside it in `$top`), following ``ArchiveWritingOptions/keyedArchive``: what an old
     /// NSCoding or Mantle app reads with `NSKeyedUnarchiver` (see the article *Reading legacy archives* of ModelVersioning).
     ///
+    /// ``json`` with ``ArchiveWritingOptions/markup`` `.plain` writes dates and data as text,
+    /// unless ``ArchiveWritingOptions/plainEnvelope`` asks for a plain envelope that keeps them.
+    ///
     /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidValue` for values the
     ///   format cannot hold (a non-finite double in plain JSON, a key too long for a binary plist),
     ///   `ArchiveError.Code.unresolvedReference` for a reference to no object (keyed archives).
@@ -142,7 +146,9 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     /// reader checks, every reference must point to an object of the archive.
     ///
     /// A property list whose top level is a dictionary with `$archiver` is read as a
-    /// ``keyedArchive`` (its root object), whatever ``detect(_:)`` guessed.
+    /// ``keyedArchive`` (its root object), whatever ``detect(_:)`` guessed. JSON in a plain
+    /// envelope (``ArchiveWritingOptions/PlainEnvelope``) is read as the plain document it holds,
+    /// its dates, data and other values with their types.
     ///
     /// - Throws: `ArchiveError.Code.unsupportedFormat` when the format is not recognised,
     ///   `ArchiveError.Code.unresolvedReference` at the path of a reference to no object, and
@@ -155,9 +161,10 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     }
 
     /// ``read(_:options:)-swift.type.method``, also telling whether the document's markup was
-    /// read (``ArchiveDocument/markup``).
+    /// read (``ArchiveDocument/markup``) and whether it was a plain document in a plain envelope
+    /// (``ArchiveDocument/usesPlainEnvelope``).
     static func readDocument(_ data: Data, options: ArchiveReadingOptions) throws -> (
-        value: ArchiveValue, format: ArchiveFormat, usedMarkup: Bool
+        value: ArchiveValue, format: ArchiveFormat, usedMarkup: Bool, isPlainEnvelope: Bool
     ) {
         guard let format = detect(data) else {
             throw ArchiveError(
@@ -173,19 +180,20 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
         }
         switch format {
         case .json:
-            let (value, usedMarkup, hasReferences) = try JSONReader.readDocument(data, options: options)
+            let (value, usedMarkup, hasReferences, isPlainEnvelope) = try JSONReader.readDocument(
+                data, options: options)
             if hasReferences { try ArchiveMarkup.checkReferences(in: value, limits: options.limits) }
-            return (value, format, usedMarkup)
+            return (value, format, usedMarkup, isPlainEnvelope)
         case .xmlPropertyList, .binaryPropertyList, .keyedArchive:
             let (propertyList, usedMarkup) = try PropertyListReader.readDocument(data, options: options)
             if KeyedArchiveReader.isKeyedArchive(propertyList) {
                 let root = try KeyedArchiveReader.read(propertyList: propertyList, options: options)
-                return (root, .keyedArchive, true)
+                return (root, .keyedArchive, true, false)
             }
             if usedMarkup { try ArchiveMarkup.checkReferences(in: propertyList, limits: options.limits) }
             let kind: ArchiveFormat =
                 PropertyListReader.kind(of: data) == .binary ? .binaryPropertyList : .xmlPropertyList
-            return (propertyList, kind, usedMarkup)
+            return (propertyList, kind, usedMarkup, false)
         }
     }
 

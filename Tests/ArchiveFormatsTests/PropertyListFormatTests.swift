@@ -12,7 +12,7 @@ struct PropertyListFormatTests {
 
     static let fixtureFolders = [
         "swift-foundation", "swift-corelibs-foundation", "cpython-plistlib", "biplist", "rust-plist",
-        "node-bplist-parser", "bpylist2",
+        "node-bplist-parser", "bpylist2", "terminal", "preferences",
     ]
 
     // The files that must be rejected (the `*.bad` files, CPython's invalid binaries, …) are in
@@ -28,7 +28,8 @@ struct PropertyListFormatTests {
         try PropertyListReader.read(data, options: ArchiveReadingOptions(limits: limits, markup: markup))
     }
 
-    /// Every file below `folder`, relative to the fixture root (READMEs and indexes left out).
+    /// Every file below `folder`, relative to the fixture root (READMEs, indexes, and the scripts
+    /// and JSON that go with generated fixtures left out).
     static func files(in folder: String) throws -> [String] {
         let base = fixtureRoot.appendingPathComponent(folder)
         guard let enumerator = FileManager.default.enumerator(atPath: base.path) else { return [] }
@@ -37,7 +38,8 @@ struct PropertyListFormatTests {
             var isDirectory: ObjCBool = false
             let path = base.appendingPathComponent(next).path
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                !next.hasSuffix("README.md"), !next.hasSuffix("INDEX.txt")
+                !next.hasSuffix("README.md"), !next.hasSuffix("INDEX.txt"), !next.hasSuffix(".py"),
+                !next.hasSuffix(".json")
             else { continue }
             files.append(folder + "/" + next)
         }

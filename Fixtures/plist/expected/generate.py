@@ -170,7 +170,8 @@ def main():
         if os.path.abspath(folder).startswith(HERE):
             continue
         for name in sorted(files):
-            if name in ("README.md", "INDEX.txt"):
+            # The scripts that generate or check fixtures, and their JSON, are no property lists.
+            if name in ("README.md", "INDEX.txt") or name.endswith((".py", ".json")):
                 continue
             path = os.path.join(folder, name)
             relative = os.path.relpath(path, FIXTURES).replace(os.sep, "/")

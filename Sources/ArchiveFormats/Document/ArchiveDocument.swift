@@ -25,14 +25,33 @@ import Foundation
 ///     document.conventions = conventions      // dates as milliseconds since 1970, say
 /// }
 /// ```
+///
+/// Converting never drops a type silently. A plain document converted to JSON from a format
+/// with dates and data of their own — a Terminal profile whose colours are `<data>`, preferences
+/// with `<date>`s — is written in a *plain envelope* when it holds such values
+/// (`{"$archive": 1, "plain": true, "root": …}`, see ``ArchiveWritingOptions/PlainEnvelope``):
+/// their markup keeps their types, and converting back gives the very same property list.
+/// A plain document without them stays plain JSON; ``MarkupMode/plain`` drops the types on
+/// request (dates and data become text):
+///
+/// ```swift
+/// let profile = try ArchiveDocument(data: Data(contentsOf: terminalProfileURL))
+/// let json = try profile.data(as: .json)                       // a plain envelope: data stays data
+/// let back = try ArchiveDocument(data: json).data(as: .xmlPropertyList)   // the same profile
+/// let text = try profile.data(as: .json, markup: .plain)       // base64 strings, on request
+/// ```
 public struct ArchiveDocument: Sendable {
     /// The document's tree; edit it in place (a migration pass) and write it with ``data()``.
     public var tree: ArchiveValue
     /// The format it was read from.
     public let format: ArchiveFormat
     /// ``MarkupMode/archive`` when the document carried archive markup, ``MarkupMode/plain``
-    /// when it was read literally. Writing uses the same mode.
+    /// when it was read literally (or from a plain envelope). Writing uses the same mode.
     public let markup: MarkupMode
+    /// Whether the document is a plain document read from a plain envelope (JSON that keeps
+    /// its dates, data and other values plain JSON has no type for; see
+    /// ``ArchiveWritingOptions/PlainEnvelope``). ``data()`` writes it in one again.
+    public let usesPlainEnvelope: Bool
     /// Whether the text had line breaks (JSON and XML); binary formats ignore it.
     public let isPrettyPrinted: Bool
     /// How a plain JSON document spells dates and data (ISO 8601 and base64 unless set): its
@@ -44,10 +63,11 @@ public struct ArchiveDocument: Sendable {
     ///
     /// - Throws: what ``ArchiveFormat/read(_:options:)-swift.type.method`` throws.
     public init(data: Data, options: ArchiveReadingOptions = .init()) throws {
-        let (value, format, usedMarkup) = try ArchiveFormat.readDocument(data, options: options)
+        let (value, format, usedMarkup, isPlainEnvelope) = try ArchiveFormat.readDocument(data, options: options)
         self.tree = value
         self.format = format
         self.markup = usedMarkup ? .archive : .plain
+        self.usesPlainEnvelope = isPlainEnvelope
         switch format {
         case .json, .xmlPropertyList: self.isPrettyPrinted = Self.hasLineBreakInside(data)
         case .binaryPropertyList, .keyedArchive: self.isPrettyPrinted = true
@@ -74,9 +94,12 @@ public struct ArchiveDocument: Sendable {
         return memchr(base, 0x0A, end - 1) != nil
     }
 
-    /// The options that write a tree as this document was spelled.
+    /// The options that write a tree as this document was spelled (in a plain envelope again
+    /// when it was read from one).
     public var writingOptions: ArchiveWritingOptions {
-        ArchiveWritingOptions(prettyPrinted: isPrettyPrinted, markup: markup, conventions: conventions)
+        ArchiveWritingOptions(
+            prettyPrinted: isPrettyPrinted, markup: markup, conventions: conventions,
+            plainEnvelope: usesPlainEnvelope ? .always : .never)
     }
 
     /// The tree written in the document's own format, markup and layout.
@@ -86,21 +109,47 @@ public struct ArchiveDocument: Sendable {
         try format.write(tree, options: writingOptions)
     }
 
-    /// The tree converted to `format` (what `archive-migrate convert` writes): the document's
-    /// own markup and ``conventions`` unless `markup` says otherwise — a plain document stays
-    /// plain, an archive keeps its markup — pretty-printed unless `prettyPrinted` is `false`.
+    /// The tree converted to `format` (what `archive-migrate convert` writes), pretty-printed
+    /// unless `prettyPrinted` is `false`, with no type dropped unless `markup` asks for it.
+    ///
+    /// With `markup` `nil`, the document keeps its own mode: an archive keeps its markup, and a
+    /// plain document stays plain — but a plain document converted to JSON from another format
+    /// is written in a plain envelope when it holds a date, data, a non-finite double, an
+    /// object or a reference (``ArchiveWritingOptions/PlainEnvelope/whenNeeded``), since plain
+    /// JSON has no type for them; converting that JSON back gives the same document. In its own
+    /// format a document is written as ``data()`` writes it.
     ///
     /// ```swift
-    /// let document = try ArchiveDocument(data: json)
-    /// let plist = try document.data(as: .xmlPropertyList)
+    /// let preferences = try ArchiveDocument(data: binaryPlist)      // dates, data
+    /// let json = try preferences.data(as: .json)                     // a plain envelope
+    /// let xml = try ArchiveDocument(data: json).data(as: .xmlPropertyList)   // <date>, <data> again
     /// ```
     ///
-    /// - Throws: what ``ArchiveFormat/write(_:options:)`` throws: code `invalidValue` for a value
-    ///   the format cannot hold.
+    /// ``MarkupMode/plain`` writes plain JSON whatever the tree holds: dates and data as
+    /// ``conventions`` spell them (ISO 8601 and base64 text unless set), which read back as text
+    /// — types dropped on request, as `archive-migrate convert --plain` does. Give a plain
+    /// document its chain's conventions and ``MarkupMode/plain`` to write it in the chain's own
+    /// spellings. ``MarkupMode/archive`` writes the tree with archive markup as it is.
+    ///
+    /// - Throws: what ``ArchiveFormat/write(_:options:)`` throws: code `invalidValue`, with its
+    ///   path, for a value the format cannot hold (null in an XML property list; with
+    ///   ``MarkupMode/plain``, a non-finite double in JSON).
     public func data(as format: ArchiveFormat, prettyPrinted: Bool = true, markup: MarkupMode? = nil) throws -> Data {
+        try format.write(tree, options: writingOptions(as: format, prettyPrinted: prettyPrinted, markup: markup))
+    }
+
+    /// The options ``data(as:prettyPrinted:markup:)`` writes with.
+    package func writingOptions(as format: ArchiveFormat, prettyPrinted: Bool, markup: MarkupMode?)
+        -> ArchiveWritingOptions
+    {
         var options = writingOptions
         options.prettyPrinted = prettyPrinted
-        if let markup { options.markup = markup }
-        return try format.write(tree, options: options)
+        if let markup {
+            options.markup = markup
+            options.plainEnvelope = .never
+        } else if self.markup == .plain, format != self.format, !usesPlainEnvelope {
+            options.plainEnvelope = .whenNeeded
+        }
+        return options
     }
 }

@@ -21,6 +21,8 @@ import Foundation
 /// Markup (``ArchiveReadingOptions/markup``): with ``MarkupMode/automatic`` objects are read
 /// through ``ArchiveMarkup`` when the top-level value is an object whose first key is `$archive`
 /// or `$type`; ``MarkupMode/archive`` always reads markup, ``MarkupMode/plain`` never does.
+/// A plain envelope read with markup (``ArchiveMarkup/rootOfPlainEnvelope(_:)``) gives its root,
+/// the plain document it holds.
 ///
 /// - Throws: `ArchiveError` with code `ArchiveError.Code.malformedInput` (with the path in
 ///   the tree and the line, column and byte offset of the problem), or
@@ -32,8 +34,22 @@ enum JSONReader {
     }
 
     /// Reads `data` and tells whether it was read as archive markup (in `.automatic`, whether
-    /// its top-level object starts with `$archive` or `$type`) and whether it holds a reference.
+    /// its top-level object starts with `$archive` or `$type`), whether it holds a reference,
+    /// and whether it was a plain envelope — then its root, a plain document, is the value, and
+    /// `usedMarkup` is `false`: the document is plain, only its JSON spelling was marked up.
     static func readDocument(_ data: Data, options: ArchiveReadingOptions) throws -> (
+        value: ArchiveValue, usedMarkup: Bool, hasReferences: Bool, isPlainEnvelope: Bool
+    ) {
+        let (value, usedMarkup, hasReferences) = try readMarkedUp(data, options: options)
+        if usedMarkup, let plain = try ArchiveMarkup.rootOfPlainEnvelope(value) {
+            // A plain document's references are its own (property-list UIDs), not the archive's.
+            return (plain, false, false, true)
+        }
+        return (value, usedMarkup, hasReferences, false)
+    }
+
+    /// ``readDocument(_:options:)`` before a plain envelope is opened.
+    private static func readMarkedUp(_ data: Data, options: ArchiveReadingOptions) throws -> (
         value: ArchiveValue, usedMarkup: Bool, hasReferences: Bool
     ) {
         guard data.count <= options.limits.maxInputBytes else {

@@ -21,7 +21,10 @@ import Foundation
 ///   tree. ``MarkupMode/plain``: objects are dictionaries with their `$type`, `$version`, `$id`
 ///   and `$classes` keys, references `{"$ref": n}`, dates and data spelled as
 ///   `ArchiveWritingOptions.conventions` say (ISO 8601 strings, exact or with three fraction
-///   digits, and base64 strings by default), keys as they are.
+///   digits, and base64 strings by default), keys as they are; with
+///   `ArchiveWritingOptions.plainEnvelope` the tree is written in a plain envelope instead
+///   (``ArchiveMarkup/plainEnvelope(around:)``) when it holds a value plain JSON has no type for,
+///   or always.
 ///
 /// - Throws: `ArchiveError` with code `ArchiveError.Code.invalidValue` for a value the
 ///   chosen markup cannot spell (a non-finite double or a date outside the years 1–9999 in
@@ -32,6 +35,22 @@ import Foundation
 ///   also when the text outgrows the memory the system will give.
 package enum JSONWriter {
     static func write(_ value: ArchiveValue, options: ArchiveWritingOptions) throws -> Data {
+        if options.markup == .plain, options.plainEnvelope != .never,
+            options.plainEnvelope == .always || ArchiveMarkup.firstValuePlainJSONCannotHold(in: value) != nil
+        {
+            var archive = options
+            archive.markup = .archive
+            archive.plainEnvelope = .never
+            do {
+                return try write(ArchiveMarkup.plainEnvelope(around: value), options: archive)
+            } catch var error as ArchiveError {
+                // Paths in the document, as the reader will give it back: without `root.`.
+                if error.path.components.first == .key(ArchiveEnvelope.rootKey) {
+                    error.path.components.removeFirst()
+                }
+                throw error
+            }
+        }
         var emitter = Emitter(options: options)
         try emitter.writeDocument(value)
         if options.prettyPrinted {

@@ -8,13 +8,17 @@ enum ConvertCommand: ArchiveCommand {
         abstract: "Convert an archive to another format (to standard output unless --output).",
         discussion: """
             The archive tree is written as is: objects keep their type names, versions and identities, so \
-            converting back gives the same tree. --plain writes JSON or property lists for other programs: objects \
-            as dictionaries with their $type and $version keys, dates as ISO 8601 strings, data as base64. \
-            A plain document stays plain; with --document naming a plain document chain (from --rules or the \
-            app's own chains) its dates and data are written in that chain's spellings. --output FILE is \
-            replaced atomically when it exists, keeping its mode, owner, group, extended attributes and symbolic \
-            link; a new file gets the input's permissions. --readable-by RELEASE (with --rules) adds the steps \
-            down to that older release, so that it opens the converted archive.
+            converting back gives the same tree, and no value loses its type. A plain document (a property list, \
+            foreign JSON) stays plain; but plain JSON has no dates, data, NaN or infinity: a plain document that \
+            holds them, converted to JSON, is written in a plain envelope ({"$archive": 1, "plain": true, \
+            "root": ...}) whose markup keeps their types (a note names the first one), so that converting it back \
+            gives the same property list. --plain drops types on request: JSON or property lists for other \
+            programs, objects as dictionaries with their $type and $version keys, dates as ISO 8601 strings, data \
+            as base64 (NaN and infinity are an error). With --document naming a plain document chain (from --rules \
+            or the app's own chains) a plain document's dates and data are written in that chain's spellings. \
+            --output FILE is replaced atomically when it exists, keeping its mode, owner, group, extended \
+            attributes and symbolic link; a new file gets the input's permissions. --readable-by RELEASE (with \
+            --rules) adds the steps down to that older release, so that it opens the converted archive.
             """,
         arguments: [ArgumentSpec("file", help: "The archive to convert.")],
         options: [
@@ -34,24 +38,53 @@ enum ConvertCommand: ArchiveCommand {
         let catalog =
             document != nil || readableBy != nil ? try context.registry(rules: arguments.all(.rules)).catalog : nil
         var archive = try context.readArchive(path)
+        // A plain document stays plain and an archive keeps its markup, neither losing a type,
+        // unless --plain asks otherwise (ArchiveDocument.data(as:)).
+        var markup: MarkupMode? = arguments.flag(.plain) ? .plain : nil
         if let catalog {
             try MigrationEngine.Options.check(document: document, against: catalog)
             try MigrationEngine.Options.check(readableBy: readableBy, against: catalog)
             // A plain document is written in its chain's spellings.
             if let conventions = document.flatMap({ catalog.document(named: $0)?.style.conventions }) {
                 archive.conventions = conventions
+                if archive.markup == .plain { markup = .plain }
             }
             if let readableBy { try catalog.writeWayDown(toRelease: readableBy, into: &archive.tree) }
         }
-        // A plain document stays plain; an archive keeps its markup unless --plain asks otherwise.
-        let data = try archive.data(
-            as: format, prettyPrinted: !arguments.flag(.compact), markup: arguments.flag(.plain) ? .plain : nil)
+        let prettyPrinted = !arguments.flag(.compact)
+        let data = try archive.data(as: format, prettyPrinted: prettyPrinted, markup: markup)
         if let output = arguments.value(.outputFile) {
             try FileTransaction.write(
                 data, to: context.url(output), shownAs: output, permissionsFrom: context.url(path), context: context)
         } else {
             context.console.write(data)
         }
+        if format == .json,
+            archive.writingOptions(as: format, prettyPrinted: prettyPrinted, markup: markup).plainEnvelope
+                == .whenNeeded,
+            let first = ArchiveMarkup.firstValuePlainJSONCannotHold(in: archive.tree)
+        {
+            let file = path == "-" ? InputFile.standardInputName : path
+            context.console.error("note: " + Self.plainEnvelopeNote(file: file, path: first.path, kind: first.kind))
+        }
         return .success
+    }
+
+    /// Why a plain document was written in a plain envelope: the first value plain JSON has no
+    /// type for.
+    static func plainEnvelopeNote(file: String, path: ArchivePath, kind: ArchiveValue.Kind) -> String {
+        let value: String
+        switch kind {
+        case .date: value = "a date"
+        case .data: value = "data"
+        case .double: value = "a number JSON cannot spell (NaN or infinity)"
+        case .object: value = "an object"
+        case .reference: value = "a reference"
+        default: value = "a \(kind)"
+        }
+        let place = path.isRoot ? "at the top" : "at \(path)"
+        return "\(file) holds \(value) \(place), which plain JSON has no type for: "
+            + "written in a plain envelope ({\"$archive\": 1, \"plain\": true, \"root\": …}) that keeps its type, so that "
+            + "converting back restores it; --plain writes such values as text instead"
     }
 }

@@ -9,7 +9,8 @@ enum DiffCommand: ArchiveCommand {
         discussion: """
             Formats may differ (a JSON archive and its property-list copy are equal). Keys compare as sets, arrays \
             element by element, objects by type name, version and fields; 1 and 1.0 are the same number unless \
-            --exact-numbers.
+            --exact-numbers. Otherwise types matter: data and its base64 text, a date and its ISO 8601 text differ, \
+            and the difference names both kinds ("(data → string)"; oldKind and newKind with --format json).
             """,
         arguments: [ArgumentSpec("a", help: "The first archive."), ArgumentSpec("b", help: "The second archive.")],
         options: [
@@ -30,8 +31,16 @@ enum DiffCommand: ArchiveCommand {
                         var entry: ArchiveDictionary = [
                             "path": .string(difference.path.description), "kind": .string(difference.kind.rawValue),
                         ]
-                        if let old = difference.old { entry["old"] = old }
-                        if let new = difference.new { entry["new"] = new }
+                        // The values are written as plain JSON, where data and dates read as text:
+                        // their kinds say what they are.
+                        if let old = difference.old {
+                            entry["old"] = old
+                            entry["oldKind"] = .string(old.kind.rawValue)
+                        }
+                        if let new = difference.new {
+                            entry["new"] = new
+                            entry["newKind"] = .string(new.kind.rawValue)
+                        }
                         return .dictionary(entry)
                     }),
             ])

@@ -55,7 +55,8 @@ enum InspectCommand: ArchiveCommand {
             try context.printJSON(nested.adding(to: result))
         } else {
             var lines = text(
-                path: path, format: archiveFormat, envelope: envelope, survey: survey, cycles: cycles, plan: plan
+                path: path, format: archiveFormat, envelope: envelope, plainEnvelope: document.usesPlainEnvelope,
+                survey: survey, cycles: cycles, plan: plan
             )
             .components(separatedBy: "\n")
             lines.insert(contentsOf: wayDown.lines, at: min(2, lines.count))
@@ -69,8 +70,8 @@ enum InspectCommand: ArchiveCommand {
     }
 
     private static func text(
-        path: String, format: ArchiveFormat, envelope: ArchiveEnvelope?, survey: GraphSurvey, cycles: [[Int]],
-        plan: Result<MigrationReport, any Error>?
+        path: String, format: ArchiveFormat, envelope: ArchiveEnvelope?, plainEnvelope: Bool, survey: GraphSurvey,
+        cycles: [[Int]], plan: Result<MigrationReport, any Error>?
     ) -> String {
         var lines = ["\(path): \(format.rawValue)"]
         if let envelope {
@@ -79,7 +80,10 @@ enum InspectCommand: ArchiveCommand {
             if let version = envelope.documentVersion { line += " v\(version)" }
             lines.append(line)
         } else {
-            lines.append("no envelope (a plain document)")
+            lines.append(
+                plainEnvelope
+                    ? "no envelope (a plain document, in a plain envelope that keeps its dates and data in JSON)"
+                    : "no envelope (a plain document)")
         }
         lines.append("objects: \(survey.objects.count)")
         for object in survey.objects {

@@ -11,6 +11,14 @@
 /// compare element by element, objects compare by type name, version and fields, and — unless
 /// ``Options/numbersByValue`` is off — `1` and `1.0` are the same number. With
 /// ``Options/nullMeansAbsent``, a key holding `null` equals a missing key.
+///
+/// Types matter otherwise: values of different kinds are never equal, however alike they are
+/// spelled — data and the base64 text of its bytes, a date and its ISO 8601 text, a dictionary
+/// and an object — and such a difference says both kinds (``ArchiveDifference/isChangeOfKind``):
+///
+/// ```
+/// ~ BackgroundColor: <274 bytes> → "YnBsaXN0MDDUAQIDBAUGBwpY…" (data → string)
+/// ```
 public enum ArchiveDiff {
     /// How values are compared.
     public struct Options: Sendable, Hashable {

@@ -31,14 +31,35 @@ public struct ArchiveDifference: Sendable, Hashable, CustomStringConvertible {
         self.new = new
     }
 
-    /// `~ path: old → new`, `+ path: new`, `- path: old`.
+    /// `~ path: old → new`, `+ path: new`, `- path: old`; a change of kind says so, since the
+    /// two values may look alike: `~ logo: <8 bytes> → "iVBORw0KGgo=" (data → string)`.
     public var description: String {
         let place = path.isRoot ? "(root)" : path.description
         switch kind {
         case .added: return "+ \(place): \(Self.render(new))"
         case .removed: return "- \(place): \(Self.render(old))"
-        case .changed: return "~ \(place): \(Self.render(old)) → \(Self.render(new))"
+        case .changed:
+            let change = "~ \(place): \(Self.render(old)) → \(Self.render(new))"
+            guard let old, let new, isChangeOfKind else { return change }
+            return change + " (\(old.kind) → \(new.kind))"
         }
+    }
+
+    /// Whether ``old`` and ``new`` are values of different kinds (`ArchiveValue.Kind`): data and
+    /// a string, a date and a string, a date and a number, a Boolean and an integer. Numbers are
+    /// one kind here — integers (also those above `Int64.max`, `ArchiveValue.uint(_:)`) and
+    /// doubles — since their spellings already tell them apart (`3 → 3.5`, and `1 → 1.0` when
+    /// ``ArchiveDiff/Options/numbersByValue`` is off).
+    public var isChangeOfKind: Bool {
+        guard let old, let new else { return false }
+        func isNumber(_ value: ArchiveValue) -> Bool {
+            switch value.kind {
+            case .int, .uint, .double: return true
+            default: return false
+            }
+        }
+        if isNumber(old) && isNumber(new) { return false }
+        return old.kind != new.kind
     }
 
     /// A short rendering of a value for difference lines.

@@ -11,6 +11,12 @@
 /// too: their top-level value is the root and their version, if any, lives where the
 /// document's migrations say (`schema_version`, `metadata.documentVersion`, …).
 ///
+/// One envelope holds such a plain document rather than an archive: a *plain envelope*,
+/// `{"$archive": 1, "plain": true, "root": …}`, which is how JSON spells a plain document that
+/// holds dates, data or other values plain JSON has no type for (a property list converted to
+/// JSON). Its markup keeps their types; readers give back its root, the plain document, and
+/// never show this envelope in a tree. It has no document name, version or way down.
+///
 /// The ModelVersioning module's article "The archive format" describes the whole archive as it
 /// is written to disk: the envelope, the `$` keys of objects and references, and their
 /// spelling in property lists and keyed archives.
@@ -25,6 +31,9 @@ public struct ArchiveEnvelope: Sendable, Hashable {
     package static let rootKey = "root"
     /// The key of the way down to an older release (``WayDown``).
     package static let wayDownKey = "wayDown"
+    /// The key, `true`, that makes an envelope a plain envelope: its root is a plain document
+    /// (see the discussion above).
+    package static let plainKey = "plain"
     /// The envelope format this library writes.
     public static let currentFormatVersion = 1
 

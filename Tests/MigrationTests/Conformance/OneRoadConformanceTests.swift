@@ -11,14 +11,17 @@ import Testing
 /// The corpus is every archive under `Fixtures/archives` (every format and version of the sample
 /// app, the Mantle-layout keyed archive) and the plain foreign documents of
 /// `Fixtures/versioned-json` (a people file at three schema versions, an Excalidraw library),
-/// each with its rules file. The operations: upgrade; downgrade to each release the rules
-/// declare; upgrade written for each release (`readableBy`); convert to each format.
+/// each with its rules file, and the real-shaped property lists of `Fixtures/plist` (a Terminal
+/// profile, as XML and as the JSON convert writes for it, and an app's preferences), which have
+/// no rules. The operations: upgrade; downgrade to each release the rules declare; upgrade
+/// written for each release (`readableBy`); convert to each format.
 @Suite("One road: the Swift API and archive-migrate give the same bytes")
 struct OneRoadConformanceTests {
-    /// A fixture and the rules it is migrated with, relative to the package root.
+    /// A fixture and the rules it is migrated with, relative to the package root (`nil`: it is
+    /// only converted).
     struct Subject: Sendable, CustomTestStringConvertible {
         var path: String
-        var rules: String
+        var rules: String?
         var testDescription: String { path }
     }
 
@@ -39,12 +42,13 @@ struct OneRoadConformanceTests {
         /// The tool's arguments (a JSON report, which names an error's code, where there is one).
         var arguments: [String] {
             switch operation {
-            case .upgrade: return ["upgrade", subject.path, "--rules", subject.rules, "--format", "json"]
+            case .upgrade: return ["upgrade", subject.path, "--rules", subject.rules ?? "", "--format", "json"]
             case .downgrade(let release):
-                return ["downgrade", subject.path, "--rules", subject.rules, "--to", release, "--format", "json"]
+                return ["downgrade", subject.path, "--rules", subject.rules ?? "", "--to", release, "--format", "json"]
             case .readableBy(let release):
                 return [
-                    "upgrade", subject.path, "--rules", subject.rules, "--readable-by", release, "--format", "json",
+                    "upgrade", subject.path, "--rules", subject.rules ?? "", "--readable-by", release, "--format",
+                    "json",
                 ]
             case .convert(let format): return ["convert", subject.path, "--to", format.rawValue]
             }
@@ -59,7 +63,9 @@ struct OneRoadConformanceTests {
         /// What the Swift API gives, or the error it throws.
         func throughTheAPI() throws -> Result<Data, ArchiveError> {
             let data = try Fixture.data(String(subject.path.dropFirst("Fixtures/".count)))
-            let catalog = try Fixture.rules(String(subject.rules.dropFirst("Fixtures/".count)))
+            let catalog =
+                try subject.rules.map { try Fixture.rules(String($0.dropFirst("Fixtures/".count))) }
+                ?? MigrationCatalog()
             do {
                 var options = MigrationEngine.Options()
                 options.reporting = .everyObject  // as the tool reports files
@@ -99,15 +105,21 @@ struct OneRoadConformanceTests {
             Subject(
                 path: "Fixtures/versioned-json/excalidraw/fixture_library.v1.excalidrawlib",
                 rules: "Fixtures/versioned-json/excalidraw/excalidrawlib.rules.json"))
+        subjects += [
+            "Fixtures/plist/terminal/Harbor.terminal", "Fixtures/plist/terminal/Harbor.json",
+            "Fixtures/plist/preferences/com.example.Harbor.plist",
+        ].map { Subject(path: $0, rules: nil) }
         return subjects
     }()
 
     /// Every operation on every subject: releases come from each subject's rules.
     static func cases() throws -> [Case] {
         try subjects.flatMap { subject -> [Case] in
+            guard let rules = subject.rules else {
+                return ArchiveFormat.allCases.map { Case(subject: subject, operation: .convert($0)) }
+            }
             let releases =
-                try Fixture.rules(String(subject.rules.dropFirst("Fixtures/".count))).releases?.releases.map(\.name)
-                ?? []
+                try Fixture.rules(String(rules.dropFirst("Fixtures/".count))).releases?.releases.map(\.name) ?? []
             return [Case(subject: subject, operation: .upgrade)]
                 + releases.map { Case(subject: subject, operation: .downgrade(release: $0)) }
                 + releases.map { Case(subject: subject, operation: .readableBy(release: $0)) }
@@ -153,7 +165,7 @@ struct OneRoadConformanceTests {
             "\(disagreements.count) of \(cases.count) disagree:\n\(disagreements.joined(separator: "\n"))")
         // The corpus is what the suite promises: every format, every release, plain documents.
         let extensions = Set(Self.subjects.map { URL(fileURLWithPath: $0.path).pathExtension })
-        #expect(extensions.isSuperset(of: ["json", "plist", "excalidrawlib"]))
+        #expect(extensions.isSuperset(of: ["json", "plist", "excalidrawlib", "terminal"]))
         #expect(Set(Fixture.sketchArchives.map(Fixture.sketchRelease(of:))) == [1, 2, 3, 4])
         print(
             "One road: \(cases.count) operations on \(Self.subjects.count) fixtures, \(cases.count - disagreements.count) byte-equal or refused by both"

@@ -272,8 +272,8 @@ final class DirectDecodingSession {
     }
 
     /// The value to decode: the envelope's root, or the top-level object. `nil` for what the
-    /// tree decoder must read: plain JSON, an envelope of another format version, or a document
-    /// with a migration chain.
+    /// tree decoder must read: plain JSON, a plain envelope, an envelope of another format
+    /// version, or a document with a migration chain.
     func rootValue() throws -> DirectJSONDecoder.ValueRef? {
         let top = DirectJSONDecoder.ValueRef(offset: text.skipWhitespace(from: 0), ordinal: 0)
         let object = try readObject(top, depth: 0)
@@ -283,6 +283,8 @@ final class DirectDecodingSession {
             object.find(key)
         }
         guard let marker = member(ArchiveEnvelope.markerKey), marker.ordinal < 0 else { return nil }
+        // A plain envelope holds a plain document, which the tree decoder reads with its chain.
+        guard member(ArchiveEnvelope.plainKey) == nil else { return nil }
         var position = marker.offset
         guard case .int(let format) = text.number(at: &position), format >= 1,
             format <= ArchiveEnvelope.currentFormatVersion
