@@ -41,6 +41,7 @@ public struct ArchiveMigrate: Sendable {
     /// Runs the tool with `arguments` (without the program name) and returns the exit status.
     public func run(_ arguments: [String]) -> Int32 {
         let console = Console()
+        console.claimClosedStreams()
         let status = run(arguments, console: console)
         // A run whose output or messages could not be written failed, whatever it did: the
         // failure is told on the stream that still works.

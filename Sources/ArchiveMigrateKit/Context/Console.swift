@@ -76,6 +76,21 @@ struct Console: Sendable {
         if let failure = failure(of: .output) { throw failure }
     }
 
+    /// Marks a stream the process started with closed (`>&-`) as failed, and holds its
+    /// descriptor open on `/dev/null`: otherwise the first file the run opens would get the
+    /// descriptor, and what is meant for the stream would be written into that file.
+    func claimClosedStreams() {
+        for stream in [Stream.output, .error] where fcntl(stream.rawValue, F_GETFD) == -1 && errno == EBADF {
+            let descriptor = open("/dev/null", O_WRONLY)
+            if descriptor >= 0 && descriptor != stream.rawValue {
+                // Lower descriptors were closed too (standard input): keep this one where it must be.
+                _ = dup2(descriptor, stream.rawValue)
+                close(descriptor)
+            }
+            streams.record(EBADF, for: stream)
+        }
+    }
+
     /// Writes all of `data` to `stream`, retrying after interruptions; records the first error.
     private func send(_ data: Data, to stream: Stream) {
         guard !data.isEmpty, streams.failure(stream) == nil else { return }

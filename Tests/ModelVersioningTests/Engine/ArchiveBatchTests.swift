@@ -71,18 +71,32 @@ struct ArchiveBatchTests {
     func boundedWindow() async throws {
         var batch = try Self.batch()
         batch.maximumConcurrency = 2
-        let counter = Counter()
-        let archive = try Fixture.data("archives/Sketch/v1/kyoto-trip.json")
-        let lazy = (0..<200).lazy.map { _ in counter.next() }
+        // Large archives (4 MiB: windowBytes holds four): windows stay at twice the concurrency.
+        let large = Data(count: 4 << 20)
+        var counter = Counter()
         var handled = 0
         var mostAhead = 0
-        try await batch.run(lazy, data: { _ in archive }) { _, _ in
+        try await batch.run((0..<40).lazy.map { [counter] _ in counter.next() }, data: { _ in large }) { _, _ in
             handled += 1
             mostAhead = max(mostAhead, counter.count - handled)
         }
-        #expect(handled == 200)
+        #expect(handled == 40)
         // One window migrates while the one before is handed over: a window is twice the concurrency.
         #expect(mostAhead < 8, "at most two windows (twice the concurrency each) are read ahead: \(mostAhead)")
+
+        // Small archives: windows widen, up to maximumWindowWidth, and never take the whole sequence.
+        let small = Data(#"{"$type":"Tag","$version":1}"#.utf8)
+        counter = Counter()
+        handled = 0
+        mostAhead = 0
+        let count = 3 * ArchiveBatch.maximumWindowWidth
+        try await batch.run((0..<count).lazy.map { [counter] _ in counter.next() }, data: { _ in small }) { _, _ in
+            handled += 1
+            mostAhead = max(mostAhead, counter.count - handled)
+        }
+        #expect(handled == count)
+        #expect(mostAhead > 8, "small archives widen the window: \(mostAhead)")
+        #expect(mostAhead <= 2 * ArchiveBatch.maximumWindowWidth, "\(mostAhead)")
     }
 
     @Test("cancelling the task stops the batch: what was handed over stays, nothing comes after")

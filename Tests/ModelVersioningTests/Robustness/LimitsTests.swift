@@ -433,6 +433,16 @@ struct LimitsTests {
                     ],
                     limits: .untrusted)
             },
+            LimitCase("nested archives: shared data values nesting 1,110 archives in three levels", .nestedArchives) {
+                var bytes = Data("{}".utf8)
+                for _ in 0..<3 {
+                    var level = BinaryPlistBuilder()
+                    let shared = level.add(.bytes(bytes))
+                    let array = level.add(.array([Int](repeating: shared, count: 10)))
+                    bytes = level.data(top: array)
+                }
+                _ = try ArchiveDocument(data: bytes).nestedArchives(options: ArchiveReadingOptions(limits: .untrusted))
+            },
             LimitCase("rule work: an add of a large default into every element", .ruleWork) {
                 let add = MigrationRule.add("blob", default: .string(String(repeating: "x", count: 10_000)))
                 let catalog = try MigrationCatalog(
