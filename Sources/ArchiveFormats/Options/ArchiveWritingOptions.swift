@@ -62,7 +62,7 @@ extension ArchiveWritingOptions {
     /// the document as its root, in archive markup, so that its dates (`{"$date": …}`), data
     /// (`{"$data": …}`), non-finite doubles, objects and references read back with their types,
     /// and its own `$` keys escaped. Readers give back the root, the plain document itself (see
-    /// <doc:OnDiskArchiveFormat>).
+    /// ModelVersioning's article "The archive format").
     ///
     /// ```swift
     /// var options = ArchiveWritingOptions(markup: .plain, plainEnvelope: .whenNeeded)

@@ -105,7 +105,7 @@ public struct ArchiveLimits: Sendable, Hashable {
     /// app's own code.
     public var maxRuleWork: Int = 16
     /// The most archives read from the data values of one document (`--nested`, `inspect`,
-    /// ``ArchiveReadingOptions``' nested archives), counted at every level of nesting and a
+    /// `ArchiveDocument.nestedArchives(options:)`), counted at every level of nesting and a
     /// data value shared by several references each time it is met. A kilobyte-sized property
     /// list whose data value holds an archive of ten references to one data value holding the
     /// next level, six levels deep, otherwise opens a million archives (18 s and 1.5 GB to list
