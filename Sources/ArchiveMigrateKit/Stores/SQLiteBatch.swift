@@ -40,23 +40,35 @@ struct SQLiteBatch {
         var isNull = false
     }
 
-    func run(_ engine: MigrationEngine, report: BatchReport) throws -> ExitStatus {
-        let store = try SQLiteColumn(location, readOnly: dryRun)
+    /// What a pass over the table did besides each row's outcome.
+    struct Tally {
+        /// Rows written by committed transactions.
+        var written = 0
+        /// Rows whose value is NULL.
+        var nulls = 0
+        /// Transactions rolled back because a row failed, and the rows they held.
+        var rolledBack = (transactions: 0, rows: 0)
+        /// The database error that stopped the pass, when one did.
+        var stopped: ArchiveError?
+    }
+
+    /// Migrates every row of `store` through `engine`, a transaction of
+    /// ``SQLiteColumn/Location/batchSize`` rows (or ``transactionBytes``) at a time, and hands each
+    /// row's outcome to `record` in key order, once it is known whether its transaction goes on
+    /// (a failed row's entry is marked skipped under ``SQLiteColumn/Location/skipsFailed``).
+    ///
+    /// This is the whole of `upgrade --sqlite` but for what it prints, and of
+    /// ``SQLiteArchiveColumn/upgrade(with:)``: both take this road.
+    static func migrateRows(
+        of store: SQLiteColumn, location: SQLiteColumn.Location, engine: MigrationEngine, dryRun: Bool,
+        record: (inout Outcome) -> Void
+    ) -> Tally {
         let database = store.database
-        // The total is for the progress line alone, drawn only on a terminal: counting the rows
-        // reads the whole table (10 ms for 100,000 small rows).
-        let progress = ProgressLine(
-            total: context.console.errorIsTerminal ? try store.count() : nil, console: context.console)
         let place = "\(store.table).\(store.column)"
         let keyNames = store.keyNames
         var lastKey: SQLiteColumn.Key?
-        var written = 0
-        var nulls = 0
-        var rolledBack = (transactions: 0, rows: 0)
-        var stopped: ArchiveError?
+        var tally = Tally()
         var finished = false
-        // Only the JSON report lists each row, with its name and its migration report.
-        let keepsReports = report.format == .json
         let process: @Sendable (SQLiteColumn.Row) -> Outcome = { row in
             Self.process(row, keyNames: keyNames, place: place, engine: engine)
         }
@@ -91,7 +103,7 @@ struct SQLiteBatch {
                         var writes: [SQLiteColumn.Write] = []
                         // By index, in place: an outcome holds the row's report, too large to copy.
                         for index in outcomes.indices {
-                            if outcomes[index].isNull { nulls += 1 }
+                            if outcomes[index].isNull { tally.nulls += 1 }
                             if outcomes[index].entry.error == nil, let output = outcomes[index].output, !dryRun,
                                 !failedHere || location.skipsFailed
                             {
@@ -105,12 +117,7 @@ struct SQLiteBatch {
                                     failedHere = true
                                 }
                             }
-                            progress.advance(
-                                changed: outcomes[index].entry.changed, failed: outcomes[index].entry.error != nil)
-                            if keepsReports {
-                                outcomes[index].entry.name = store.describe(outcomes[index].key)
-                            }
-                            report.add(outcomes[index].entry)
+                            record(&outcomes[index])
                         }
                         // One UPDATE for the window's new archives.
                         try store.write(writes)
@@ -120,25 +127,43 @@ struct SQLiteBatch {
                 if !dryRun {
                     if failedHere {
                         try database.execute("ROLLBACK", purpose: "roll back a transaction")
-                        rolledBack.transactions += 1
-                        rolledBack.rows += rows
+                        tally.rolledBack.transactions += 1
+                        tally.rolledBack.rows += rows
                     } else {
                         try database.execute("COMMIT", purpose: "commit a transaction")
-                        written += writtenHere
+                        tally.written += writtenHere
                     }
                 }
             } catch {
                 // The database failed (not an archive): stop, leaving this transaction's rows as
                 // they were (the window in flight, which only migrates, is done by then).
                 if database.inTransaction { try? database.execute("ROLLBACK", purpose: "roll back a transaction") }
-                stopped =
+                tally.stopped =
                     (error as? ArchiveError) ?? ArchiveError(.io, "\(location.shownAs) failed", underlyingError: error)
                 break
             }
         }
+        return tally
+    }
+
+    func run(_ engine: MigrationEngine, report: BatchReport) throws -> ExitStatus {
+        let store = try SQLiteColumn(location, readOnly: dryRun)
+        // The total is for the progress line alone, drawn only on a terminal: counting the rows
+        // reads the whole table (10 ms for 100,000 small rows).
+        let progress = ProgressLine(
+            total: context.console.errorIsTerminal ? try store.count() : nil, console: context.console)
+        let place = "\(store.table).\(store.column)"
+        // Only the JSON report lists each row, with its name and its migration report.
+        let keepsReports = report.format == .json
+        let tally = Self.migrateRows(of: store, location: location, engine: engine, dryRun: dryRun) { outcome in
+            progress.advance(changed: outcome.entry.changed, failed: outcome.entry.error != nil)
+            if keepsReports { outcome.entry.name = store.describe(outcome.key) }
+            report.add(outcome.entry)
+        }
+        let (written, nulls, rolledBack) = (tally.written, tally.nulls, tally.rolledBack)
         progress.finish()
         var notes: [String] = []
-        if let stopped {
+        if let stopped = tally.stopped {
             report.fail(stopped)
             notes.append(
                 "stopped: \(written) rows written by earlier transactions stay \(report.verb); run the command again "
