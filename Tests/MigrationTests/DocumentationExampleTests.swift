@@ -338,6 +338,14 @@ private enum WritingForOlderReleases {
         return release
     }()
 
+    // "The bytes the release wrote": a release's aliases.
+    static let aliased: AppRelease = {
+        let release = AppRelease(
+            "1.1", documentVersion: 2, types: ["Rectangle": .version(1, archivedAs: "Rect")],
+            aliases: ["Rectangle": ["SketchApp.Rect"]])
+        return release
+    }()
+
     // "Types a release did not have"
     static let rounded = TypeMigrations(
         typeName: "RoundedRectangle", currentVersion: 1,
@@ -1015,6 +1023,7 @@ struct DocumentationExampleTests {
         #expect(tree["root"]?["shapes"]?[0]?.objectValue?.version == 1)
         #expect(tree["root"]?["shapes"]?[0]?["r"] == 3)
         #expect(WritingForOlderReleases.rounded.downgradeFallback?.typeName == "Rectangle")
+        #expect(WritingForOlderReleases.aliased.aliases["Rectangle"] == ["SketchApp.Rect"])
     }
 
     @Test("MigratingArchivesInStores.md: nested archives, a batch of files, and the lazy pattern")

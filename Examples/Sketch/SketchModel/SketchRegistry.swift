@@ -68,7 +68,10 @@ public enum SketchRegistry {
                     "Drawing": ["title", "meta.author", "meta.created", "canvasColor", "shapes", "models"],
                     "Circle": ["center", "r", "style"], "Rectangle": KeyOrders.rect, "Style": KeyOrders.style,
                     "Model": KeyOrders.modelV2,
-                ]),
+                ],
+                // Pasted rectangles went to the pasteboard, and into documents, under their
+                // Objective-C class name.
+                aliases: ["Rectangle": ["SketchApp.Rect"]]),
             AppRelease(
                 "1.2", documentVersion: 3,
                 types: ["Drawing": 3, "Circle": 3, "Rectangle": 2, "RoundedRectangle": 1, "Style": 2, "Model": 2],

@@ -242,7 +242,42 @@ struct ObjectWalker {
         object.restore(from: &target)
         object.version = to
         if object.typeName != chain.name { try Self.rename(&object, to: chain.name, work: &target.work, at: path) }
+        try keepAlias(&object, archivedName, archivedVersion, chain: index, work: &target.work)
         record(index, archivedName, archivedVersion, from: from, to: to, steps: chain.stepNames(from: from, to: to))
+    }
+
+    /// Keeps the name an upgraded object was archived under (``ArchivedAlias``) when a release
+    /// archived its type under that alias (``MigrationCatalog/keepsAlias(_:chain:atVersion:)``).
+    /// Only for objects the upgrade takes to a newer version: one archived at today's version
+    /// under an alias is only renamed, as today's app would write it (a release that reads its
+    /// own archive writes it back as it would without the field).
+    private func keepAlias(
+        _ object: inout ArchiveObject, _ archivedName: String, _ archivedVersion: Int?, chain index: Int,
+        work: inout RuleWork
+    ) throws {
+        guard let archivedVersion, catalog.keepsAlias(archivedName, chain: index, atVersion: archivedVersion),
+            object.fields.index(forKey: ArchivedAlias.key) == nil
+        else { return }
+        let alias = ArchivedAlias(typeName: archivedName, version: archivedVersion)
+        try work.charge(archivedName.workBytes &+ ArchivedAlias.key.workBytes, at: ArchivePath(path))
+        object.fields[ArchivedAlias.key] = alias.tree
+    }
+
+    /// Gives an object downgraded to a release the alias it was archived under
+    /// (``ArchivedAlias``) when the downgrade took it back to that version and the release
+    /// archived the type under that alias too (``AppRelease/aliases``), and removes the field;
+    /// `true` when it did.
+    private mutating func restoreAlias(_ object: inout ArchiveObject, chain index: Int) throws -> Bool {
+        guard let release, !release.aliases[index].isEmpty,
+            let position = object.fields.index(forKey: ArchivedAlias.key),
+            let alias = ArchivedAlias(object.fields.entries[position].value), alias.version == object.version,
+            release.aliases[index].contains(alias.typeName), catalog.chainIndex(forTypeName: alias.typeName) == index
+        else { return false }
+        var fields = object.takeFields()
+        fields.entries.remove(at: position)
+        object.fields = fields
+        try Self.rename(&object, to: alias.typeName, work: &work, at: path)
+        return true
     }
 
     /// Upgrades an object that keeps a way back (``WayDown/Kept``): to the version it was kept at
@@ -412,8 +447,9 @@ struct ObjectWalker {
             guard let release, release.isAbsent[index] else {
                 guard let to = targetVersions[index] else { return }
                 try downgrade(&object, chain: index, from: from, to: to)
+                let restored = try restoreAlias(&object, chain: index)
                 if let release {
-                    if let name = release.archivedNames[index], object.typeName != name {
+                    if !restored, let name = release.archivedNames[index], object.typeName != name {
                         try Self.rename(&object, to: name, work: &work, at: path)
                     }
                     // The keys in the order the release wrote them, so that its own archive comes back byte

@@ -8,6 +8,8 @@ struct ReleaseTarget {
     let archivedNames: [String?]
     /// Per chain index: the order the release wrote the type's keys in, when declared.
     let keyOrders: [KeyOrder?]
+    /// Per chain index: the other names the release archived the type under (``ArchivedAlias``).
+    let aliases: [[String]]
     /// Leave objects of absent types without a fallback out, instead of failing.
     let dropsAbsentTypes: Bool
 
@@ -30,8 +32,14 @@ struct ReleaseTarget {
             guard let index = catalog.chainIndex(forTypeName: typeName) else { continue }
             keyOrders[index] = KeyOrder(keys)
         }
+        var aliases = [[String]](repeating: [], count: catalog.chains.count)
+        for (typeName, names) in release.aliases {
+            guard let index = catalog.chainIndex(forTypeName: typeName) else { continue }
+            aliases[index] = names
+        }
         self.name = release.name
         self.keyOrders = keyOrders
+        self.aliases = aliases
         self.isAbsent = isAbsent
         self.archivedNames = archivedNames
         self.dropsAbsentTypes = dropsAbsentTypes

@@ -72,15 +72,31 @@ public struct AppRelease: Sendable, Hashable {
     ///            keyOrders: ["Rectangle": ["x", "y", "w", "h", "style"]])
     /// ```
     public var keyOrders: [String: [String]]
+    /// Other names the release archived some objects of a type under, by today's type name:
+    /// aliases its models read (a type's ``TypeMigrations/aliases``), such as the Objective-C
+    /// class name release 1.1 of the sample app wrote for pasted rectangles and not for others.
+    ///
+    /// An upgrade keeps the name each such object was archived under (in its `$archivedAs`
+    /// field), and a downgrade to a release that lists the name writes it again, so that the
+    /// release's own archive comes back byte for byte. A release that does not list it gets the
+    /// type's own name (its models may not read the alias).
+    ///
+    /// ```swift
+    /// AppRelease("1.1", documentVersion: 2, types: ["Rectangle": .version(1, archivedAs: "Rect")],
+    ///            aliases: ["Rectangle": ["SketchApp.Rect"]])
+    /// ```
+    public var aliases: [String: [String]]
 
     /// Creates a release.
     public init(
-        _ name: String, documentVersion: Int? = nil, types: [String: ArchivedType], keyOrders: [String: [String]] = [:]
+        _ name: String, documentVersion: Int? = nil, types: [String: ArchivedType], keyOrders: [String: [String]] = [:],
+        aliases: [String: [String]] = [:]
     ) {
         self.name = name
         self.documentVersion = documentVersion
         self.types = types
         self.keyOrders = keyOrders
+        self.aliases = aliases
     }
 }
 

@@ -83,6 +83,11 @@ extension MigrationCatalog {
         guard let index = chainIndex(forTypeName: typeName) else { return nil }
         let chain = chains[index]
         guard let from = chain.effectiveVersion(version), chain.movesKeysOnly(from: from) else { return nil }
+        // An object archived under an alias a release declared keeps that name in its upgrade
+        // (``ArchivedAlias``), which only the pass writes.
+        if version != nil, from < chain.currentVersion, keepsAlias(typeName, chain: index, atVersion: from) {
+            return nil
+        }
         var stand = ArchiveDictionary(minimumCapacity: keys.count)
         for (position, key) in keys.enumerated() {
             stand.appendUnchecked(.reference(ArchiveObjectID(position)), forKey: key)

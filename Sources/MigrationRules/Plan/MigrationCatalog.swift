@@ -35,6 +35,9 @@ public struct MigrationCatalog: Sendable {
     /// The work (``MigrationRule/work``) of every rule of the catalog once: a migration pass
     /// may do ``ArchiveLimits/maxRuleWork`` times the archive's bytes and these.
     let ruleWork: Int
+    /// Per chain index: the aliases some release archived the type under
+    /// (``AppRelease/aliases``), which an upgrade keeps (``ArchivedAlias``).
+    let releasedAliases: [Set<String>]
 
     /// A ``DowngradeFallback`` with its target chain found.
     struct CompiledFallback: Sendable {
@@ -64,6 +67,7 @@ public struct MigrationCatalog: Sendable {
         countOffsets = []
         countSlots = 0
         ruleWork = 0
+        releasedAliases = []
     }
 
     /// Validates and indexes chains.
@@ -170,6 +174,25 @@ public struct MigrationCatalog: Sendable {
         for chain in documentChains.values { work &+= chain.ruleWork }
         for fallback in fallbacks { work &+= fallback?.rules.reduce(0) { $0 &+ $1.work } ?? 0 }
         self.ruleWork = work
+        var aliases = [Set<String>](repeating: [], count: chains.count)
+        for release in releases?.releases ?? [] {
+            for (typeName, names) in release.aliases {
+                guard let position = index[typeName] else { continue }
+                aliases[position].formUnion(names)
+            }
+        }
+        self.releasedAliases = aliases
+    }
+
+    /// Whether an object archived as `name` at `version` carries an alias some release archived
+    /// chain `index`'s type under (``AppRelease/aliases``), not the name the chain gives objects of
+    /// that version: its upgrade keeps the name (``ArchivedAlias``), which only the migration pass
+    /// writes.
+    func keepsAlias(_ name: String, chain index: Int, atVersion version: Int) -> Bool {
+        guard !releasedAliases[index].isEmpty, releasedAliases[index].contains(name) else { return false }
+        let chain = chains[index]
+        guard version >= chain.oldestVersion, version <= chain.currentVersion else { return false }
+        return name != chain.archiveNames[version - chain.oldestVersion]
     }
 
     /// Whether the catalog has no chains at all.

@@ -49,6 +49,20 @@ extension ReleaseManifest {
                     "release \(release.name) lists the keys of \(typeName) with \(problem)", keysPath,
                     typeName: typeName)
             }
+            for (typeName, aliases) in release.aliases.sorted(by: { $0.key < $1.key }) {
+                let aliasesPath = path.appending("types").appending(typeName).appending("aliases")
+                guard release.types[typeName]?.version != nil else {
+                    throw invalid(
+                        "release \(release.name) gives aliases of \(typeName), which it did not archive", aliasesPath,
+                        typeName: typeName)
+                }
+                let chainNames = types.first { $0.typeName == typeName }?.allNames ?? []
+                if let unknown = aliases.first(where: { !chainNames.contains($0) }) {
+                    throw invalid(
+                        "release \(release.name) archived \(typeName) as '\(unknown)', which is no name of its chain: "
+                            + "declare it as an alias", aliasesPath, typeName: typeName)
+                }
+            }
             if let chain = documentChain {
                 let versionPath = path.appending("documentVersion")
                 guard let version = release.documentVersion else {

@@ -1,6 +1,6 @@
 extension RulesFileReader {
     static let releaseKeys = ["name", "documentVersion", "types", "comment"]
-    static let archivedTypeKeys = ["version", "archivedAs", "keys", "comment"]
+    static let archivedTypeKeys = ["version", "archivedAs", "aliases", "keys", "comment"]
 
     /// The `releases` list of a rules file:
     ///
@@ -13,7 +13,8 @@ extension RulesFileReader {
     /// ```
     ///
     /// A type's `keys` are the keys the release wrote its objects with, in order
-    /// (``AppRelease/keyOrders``).
+    /// (``AppRelease/keyOrders``); its `aliases`, the other names it archived some of them under
+    /// (``AppRelease/aliases``).
     ///
     /// The releases' document is the file's one document chain, or the one `releasesDocument`
     /// names.
@@ -32,32 +33,35 @@ extension RulesFileReader {
             }
             var types: [String: AppRelease.ArchivedType] = [:]
             var keyOrders: [String: [String]] = [:]
+            var aliases: [String: [String]] = [:]
             let typesPath = path.appending("types")
             for (typeName, archived) in try release.dictionary("types") ?? [:] {
-                let (type, keys) = try archivedType(archived, at: typesPath.appending(typeName))
+                let (type, keys, names) = try archivedType(archived, at: typesPath.appending(typeName))
                 types[typeName] = type
                 keyOrders[typeName] = keys
+                aliases[typeName] = names
             }
             releases.append(
                 AppRelease(
-                    name, documentVersion: try release.version("documentVersion"), types: types, keyOrders: keyOrders))
+                    name, documentVersion: try release.version("documentVersion"), types: types, keyOrders: keyOrders,
+                    aliases: aliases))
         }
         var named = document
         if named == nil, documents.count == 1 { named = documents.first?.name }
         return ReleaseManifest(document: named, releases: releases)
     }
 
-    /// `2`, `{"version": 1, "archivedAs": "Rect", "keys": ["x", "y"]}`, or `"absent"` (also
-    /// `null`), with the keys when given.
+    /// `2`, `{"version": 1, "archivedAs": "Rect", "aliases": ["SketchApp.Rect"], "keys": ["x", "y"]}`,
+    /// or `"absent"` (also `null`), with the keys and aliases when given.
     private func archivedType(
         _ value: ArchiveValue, at path: ArchivePath
-    ) throws -> (AppRelease.ArchivedType, [String]?) {
+    ) throws -> (AppRelease.ArchivedType, [String]?, [String]?) {
         switch value {
         case .null, .string("absent"):
-            return (.absent, nil)
+            return (.absent, nil, nil)
         case .int(let number):
             guard let version = Int(exactly: number), RulesFile.versions.contains(version) else { break }
-            return (.version(version), nil)
+            return (.version(version), nil, nil)
         case .dictionary:
             let entry = try fields(
                 value, at: path, what: "a released type", example: #"{"version": 1, "archivedAs": "Rect"}"#,
@@ -65,7 +69,10 @@ extension RulesFileReader {
             let name = try entry.string("archivedAs", "the name the release archived the type under")
             if let name, name.isEmpty { throw invalid("'archivedAs' is empty", at: path.appending("archivedAs")) }
             let version = try entry.requiredVersion("version", "the version the release archived")
-            return (.version(version, archivedAs: name), try keys(value["keys"], at: path.appending("keys")))
+            let aliases = try entry.names("aliases", "a list of the other names the release archived the type under")
+            return (
+                .version(version, archivedAs: name), try keys(value["keys"], at: path.appending("keys")), aliases
+            )
         default:
             break
         }

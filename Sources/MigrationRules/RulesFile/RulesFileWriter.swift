@@ -109,14 +109,18 @@ enum RulesFileWriter {
                 var types = ArchiveDictionary(minimumCapacity: release.types.count)
                 for (name, archived) in release.types.sorted(by: { $0.key < $1.key }) {
                     let keys = release.keyOrders[name]
+                    let aliases = release.aliases[name]
                     switch archived {
                     case .absent:
                         types.appendUnchecked("absent", forKey: name)
-                    case .version(let number, nil) where keys == nil:
+                    case .version(let number, nil) where keys == nil && aliases == nil:
                         types.appendUnchecked(version(number), forKey: name)
                     case .version(let number, let archivedAs):
                         var entry: ArchiveDictionary = ["version": version(number)]
                         if let archivedAs { entry.appendUnchecked(.string(archivedAs), forKey: "archivedAs") }
+                        if let aliases {
+                            entry.appendUnchecked(.array(aliases.map { .string($0) }), forKey: "aliases")
+                        }
                         if let keys { entry.appendUnchecked(.array(keys.map { .string($0) }), forKey: "keys") }
                         types.appendUnchecked(.dictionary(entry), forKey: name)
                     }
