@@ -3,7 +3,9 @@
 #
 #   bash Fuzz/run-all.sh 600
 #
-# Exits non-zero if any target found a crash, a timeout or an out-of-memory input.
+# Exits non-zero if any target found a crash, a timeout or an out-of-memory input. Each target
+# runs with run.sh's per-input limits (a second, 2 GiB resident, 256 MiB in one allocation; inputs
+# of up to 1 MiB for the targets that migrate, 16 KiB for the readers): see Fuzz/README.md.
 set -uo pipefail
 cd "$(dirname "$0")"
 seconds=${1:?usage: run-all.sh SECONDS}

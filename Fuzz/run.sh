@@ -6,7 +6,11 @@
 #
 # The only acceptable outcomes for an input are a value or an ArchiveError; anything else (a
 # trap, a sanitizer report, a non-ArchiveError, an input slower than 1 s, more than 2 GiB of
-# memory) stops the run and leaves the input in Fuzz/artifacts/. Reproduce one with
+# memory, one allocation of more than 256 MiB) stops the run and leaves the input in
+# Fuzz/artifacts/. The targets that migrate (fuzz-migrate, fuzz-rules, fuzz-way-down,
+# fuzz-upgrade) take inputs of up to 1 MiB, so that work growing faster than the input (a carried
+# chain compiled in quadratic time, a rule over many keys, an add copying a large default into
+# every object) shows within the second; the readers' targets keep 16 KiB. Reproduce one with
 #   SWIFT_BACKTRACE=enable=no Fuzz/.build/release/fuzz-json Fuzz/artifacts/fuzz-json-crash-…
 # then minimise it (-minimize_crash=1 -runs=10000) and add it to Fixtures/malformed/.
 #
@@ -48,13 +52,22 @@ if [ ! -d "corpus-$name" ] || [ -z "$(ls -A "corpus-$name")" ]; then
 fi
 mkdir -p artifacts
 log=$(mktemp)
+
+# Per-input bounds (Fuzz/README.md, "Per-input limits"): a second per input, 2 GiB resident for
+# the whole process (AddressSanitizer's own memory included), 256 MiB for any one allocation
+# (what a migration that makes far more than it reads asks for at once), and the largest input.
+case "$target" in
+fuzz-migrate | fuzz-rules | fuzz-way-down | fuzz-upgrade) max_len=${FUZZ_MAX_LEN:-1048576} ;;
+*) max_len=${FUZZ_MAX_LEN:-16384} ;;
+esac
+limits=(-timeout=1 -rss_limit_mb=2048 -malloc_limit_mb=256 -max_len="$max_len")
 trap 'rm -f "$log"' EXIT
 
 status=0
 started=$SECONDS
 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=0:malloc_context_size=8 \
     nice -n 10 "$binary" \
-    -timeout=1 -rss_limit_mb=2048 -max_len=16384 -max_total_time="$seconds" -detect_leaks=0 \
+    "${limits[@]}" -max_total_time="$seconds" -detect_leaks=0 \
     -print_final_stats=1 -artifact_prefix="artifacts/$target-" -dict="dictionaries/$name.dict" \
     "$@" "corpus-$name" >"$log" 2>&1 || status=$?
 
@@ -65,7 +78,7 @@ artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
 if [ "$status" -ne 0 ] && [ -n "$artifact" ] && [[ "$artifact" == *-timeout-* ]]; then
     # A timeout can be the scheduler's doing on a busy machine: it counts only if the input is
     # still slower than a second when it runs alone.
-    if SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 "$binary" -timeout=1 \
+    if SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 "$binary" "${limits[@]}" \
         -detect_leaks=0 "$artifact" >>"$log" 2>&1; then
         echo "$target: ${executions:-?} executions, stopped early by a timeout that did not reproduce when its input ran alone (kept in Fuzz/$artifact)"
         exit 0

@@ -284,15 +284,19 @@ enum ChildProcess {
         var seconds: Double
         var peakBytes: Int
         var output: Data
+        /// The first `error:` line of its standard error (or its last line), when captured.
+        var errorLine = ""
     }
 
-    static func run(_ arguments: [String], captureOutput: Bool = false) throws -> Run {
+    static func run(_ arguments: [String], captureOutput: Bool = false, captureError: Bool = false) throws -> Run {
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent(
             "archive-bench-\(UUID().uuidString)"
         ).path
         let peakPath = outputPath + ".peak"
+        let errorPath = outputPath + ".err"
         defer {
             if captureOutput { unlink(outputPath) }
+            if captureError { unlink(errorPath) }
             unlink(peakPath)
         }
         #if os(Linux)
@@ -305,7 +309,8 @@ enum ChildProcess {
         // Through `sh -c 'exec …'`: the shell becomes the command (or /usr/bin/time, its parent),
         // and the redirections need no platform's spawn file actions.
         let script =
-            "exec \(timer)\"$0\" \"$@\" < /dev/null 2> /dev/null > " + (captureOutput ? "'\(outputPath)'" : "/dev/null")
+            "exec \(timer)\"$0\" \"$@\" < /dev/null 2> " + (captureError ? "'\(errorPath)'" : "/dev/null") + " > "
+            + (captureOutput ? "'\(outputPath)'" : "/dev/null")
         let argv = (["/bin/sh", "-c", script] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -328,10 +333,15 @@ enum ChildProcess {
             let peak = Int(usage.ru_maxrss) * 1024
         #endif
         let output = captureOutput ? (FileManager.default.contents(atPath: outputPath) ?? Data()) : Data()
+        let errors = captureError ? (FileManager.default.contents(atPath: errorPath) ?? Data()) : Data()
         let exited = (status & 0x7F) == 0
         return Run(
             status: exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), seconds: seconds, peakBytes: peak,
-            output: output)
+            output: output,
+            errorLine: {
+                let lines = String(decoding: errors, as: UTF8.self).split(separator: "\n")
+                return String(lines.first { $0.hasPrefix("error:") } ?? lines.last ?? "")
+            }())
     }
 }
 

@@ -6,6 +6,7 @@
 //   swift run -c release archive-bench --stores   # the store cases alone (with --quick, --json)
 //   swift run -c release archive-bench --text-upgrade   # one small JSON archive upgraded, text vs tree
 //   swift run -c release archive-bench --front-doors   # the Swift API and archive-migrate on rows and files
+//   swift run -c release archive-bench --hostile-inputs [--keep-inputs DIR]   # files made to take time or memory
 //   swift run -c release archive-bench --many-keys   # only objects with 10k, 100k, 1M keys
 //   swift run -c release archive-bench --many-keys --sizes 1000000 --case "add rules"   # one of them
 //
@@ -98,6 +99,18 @@ do {
         } else {
             print(doors.tableLines().joined(separator: "\n"))
         }
+        exit(0)
+    }
+    if arguments.contains("--hostile-inputs") {
+        let keeping = arguments.firstIndex(of: "--keep-inputs").flatMap {
+            $0 + 1 < arguments.count ? arguments[$0 + 1] : nil
+        }
+        let (baseline, rows) = try HostileInputBenchmark.run(
+            keeping: keeping,
+            progress: { line in
+                FileHandle.standardError.write(Data((line + "\n").utf8))
+            })
+        print(HostileInputBenchmark.tableLines(baseline: baseline, rows: rows).joined(separator: "\n"))
         exit(0)
     }
     if arguments.contains("--many-keys") {

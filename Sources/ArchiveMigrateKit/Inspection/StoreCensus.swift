@@ -224,7 +224,8 @@ extension StoreCensus {
     ) throws -> (census: StoreCensus, items: String, emptyName: String) {
         switch source {
         case .files:
-            preconditionFailure("a census is taken of stores, not files")
+            // `inspect` and `check` list files one by one and never ask for their census.
+            throw ArchiveError(.invalidValue, "a census is taken of --ndjson and --sqlite stores, not of files")
         case .ndjson(let input):
             let shownAs = input ?? InputFile.standardInputName
             let reader = try LineReader(
