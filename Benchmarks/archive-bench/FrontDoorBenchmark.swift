@@ -87,8 +87,10 @@ enum FrontDoorBenchmark {
         }
     }
 
-    /// Runs the comparison on `count` archives per store.
-    static func run(count: Int, runs: Int, progress: (String) -> Void) throws -> Results {
+    /// Runs the comparison on `count` archives per store (`stores`: `sqlite`, `files`, or both).
+    static func run(count: Int, runs: Int, stores: Set<String> = ["sqlite", "files"], progress: (String) -> Void)
+        throws -> Results
+    {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("archive-bench-doors-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -97,60 +99,69 @@ enum FrontDoorBenchmark {
         var results = Results(count: count)
         let me = CommandLine.arguments[0]
 
-        progress("front doors: \(count) SQLite rows, the Swift API and archive-migrate")
-        let pristine = folder.appendingPathComponent("pristine.sqlite")
-        try StoreBenchmark.makeDatabase(at: pristine, rows: count)
-        let work = folder.appendingPathComponent("work.sqlite")
-        results.seconds["sqlite"] = try alternate(
-            runs: runs,
-            prepare: {
-                try? FileManager.default.removeItem(at: work)
-                try FileManager.default.copyItem(at: pristine, to: work)
-            },
-            contenders: [
-                (
-                    "archive-migrate",
-                    [
-                        me, "--run-tool", "upgrade", "--sqlite", work.path, "--table", "shapes", "--column", "archive",
-                        "--rules", rules.path,
-                    ]
-                ),
-                ("Swift API", [me, "--run-api", "sqlite", work.path, rules.path]),
-                ("own SQL", [me, "--run-api", "own-sql", work.path, rules.path]),
-            ],
-            check: { name in try StoreBenchmark.checkUpgraded(work, rows: count, contender: name) })
-
-        progress("front doors: \(count) files, the Swift API and archive-migrate")
-        let files = folder.appendingPathComponent("files")
-        let copy = folder.appendingPathComponent("copy")
-        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
-        for index in 0..<count {
-            try Data(StoreBenchmark.shapeArchive(index).utf8).write(
-                to: files.appendingPathComponent(String(format: "s%07d.json", index)))
-        }
-        results.seconds["files"] = try alternate(
-            runs: runs,
-            prepare: {
-                try? FileManager.default.removeItem(at: copy)
-                try FileManager.default.copyItem(at: files, to: copy)
-            },
-            contenders: [
-                (
-                    "archive-migrate",
-                    [
-                        me, "--run-tool", "upgrade", copy.path, "--include", "*.json", "--rules", rules.path,
-                        "--in-place",
-                    ]
-                ),
-                ("Swift API", [me, "--run-api", "files", copy.path, rules.path]),
-            ],
-            check: { name in
-                let sample = try Data(contentsOf: copy.appendingPathComponent(String(format: "s%07d.json", count - 1)))
-                guard case .object(let shape) = try ArchiveFormat.json.read(sample), shape.version == 4 else {
-                    throw ArchiveError(.io, "\(name) did not upgrade the files")
-                }
-            })
+        if stores.contains("sqlite") { try runRows() }
+        if stores.contains("files") { try runFiles() }
         return results
+
+        func runRows() throws {
+            progress("front doors: \(count) SQLite rows, the Swift API and archive-migrate")
+            let pristine = folder.appendingPathComponent("pristine.sqlite")
+            try StoreBenchmark.makeDatabase(at: pristine, rows: count)
+            let work = folder.appendingPathComponent("work.sqlite")
+            results.seconds["sqlite"] = try alternate(
+                runs: runs,
+                prepare: {
+                    try? FileManager.default.removeItem(at: work)
+                    try FileManager.default.copyItem(at: pristine, to: work)
+                },
+                contenders: [
+                    (
+                        "archive-migrate",
+                        [
+                            me, "--run-tool", "upgrade", "--sqlite", work.path, "--table", "shapes", "--column",
+                            "archive",
+                            "--rules", rules.path,
+                        ]
+                    ),
+                    ("Swift API", [me, "--run-api", "sqlite", work.path, rules.path]),
+                    ("own SQL", [me, "--run-api", "own-sql", work.path, rules.path]),
+                ],
+                check: { name in try StoreBenchmark.checkUpgraded(work, rows: count, contender: name) })
+        }
+
+        func runFiles() throws {
+            progress("front doors: \(count) files, the Swift API and archive-migrate")
+            let files = folder.appendingPathComponent("files")
+            let copy = folder.appendingPathComponent("copy")
+            try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+            for index in 0..<count {
+                try Data(StoreBenchmark.shapeArchive(index).utf8).write(
+                    to: files.appendingPathComponent(String(format: "s%07d.json", index)))
+            }
+            results.seconds["files"] = try alternate(
+                runs: runs,
+                prepare: {
+                    try? FileManager.default.removeItem(at: copy)
+                    try FileManager.default.copyItem(at: files, to: copy)
+                },
+                contenders: [
+                    (
+                        "archive-migrate",
+                        [
+                            me, "--run-tool", "upgrade", copy.path, "--include", "*.json", "--rules", rules.path,
+                            "--in-place",
+                        ]
+                    ),
+                    ("Swift API", [me, "--run-api", "files", copy.path, rules.path]),
+                ],
+                check: { name in
+                    let sample = try Data(
+                        contentsOf: copy.appendingPathComponent(String(format: "s%07d.json", count - 1)))
+                    guard case .object(let shape) = try ArchiveFormat.json.read(sample), shape.version == 4 else {
+                        throw ArchiveError(.io, "\(name) did not upgrade the files")
+                    }
+                })
+        }
     }
 
     /// Each contender once per round after a warm-up round, in turns, on a fresh copy; the median

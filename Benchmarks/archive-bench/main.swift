@@ -5,7 +5,7 @@
 //   swift run -c release archive-bench --json     # machine-readable ratios
 //   swift run -c release archive-bench --stores   # the store cases alone (with --quick, --json)
 //   swift run -c release archive-bench --text-upgrade   # one small JSON archive upgraded, text vs tree
-//   swift run -c release archive-bench --front-doors   # the Swift API and archive-migrate on rows and files
+//   swift run -c release archive-bench --front-doors [--only sqlite|files]   # the Swift API and archive-migrate
 //   swift run -c release archive-bench --hostile-inputs [--keep-inputs DIR]   # files made to take time or memory
 //   swift run -c release archive-bench --many-keys   # only objects with 10k, 100k, 1M keys
 //   swift run -c release archive-bench --many-keys --sizes 1000000 --case "add rules"   # one of them
@@ -88,8 +88,9 @@ do {
         exit(0)
     }
     if arguments.contains("--front-doors") {
+        let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
         let doors = try FrontDoorBenchmark.run(
-            count: options.storeRows, runs: options.runs,
+            count: options.storeRows, runs: options.runs, stores: only.map { [$0] } ?? ["sqlite", "files"],
             progress: { line in if !json { FileHandle.standardError.write(Data((line + "\n").utf8)) } })
         if json {
             FileHandle.standardOutput.write(
