@@ -143,7 +143,8 @@ extension OptionSpec {
         "to", .value(name: "format"), help: "json, xml-plist or binary-plist (required).")
     /// `--output FILE` on `convert`.
     static let outputFile = OptionSpec(
-        "output", short: "o", .value(name: "file"), help: "Write here instead of standard output.")
+        "output", short: "o", .value(name: "file"),
+        help: "Write here instead of standard output ('-': standard output).")
     /// `--plain`.
     static let plain = OptionSpec(
         "plain", help: "Write without the archive markup (for other programs; may lose types).")

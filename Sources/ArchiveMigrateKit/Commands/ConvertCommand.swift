@@ -53,7 +53,8 @@ enum ConvertCommand: ArchiveCommand {
         }
         let prettyPrinted = !arguments.flag(.compact)
         let data = try archive.data(as: format, prettyPrinted: prettyPrinted, markup: markup)
-        if let output = arguments.value(.outputFile) {
+        // `-o -` is standard output, as `-` is standard input: never a file named "-".
+        if let output = arguments.value(.outputFile), output != "-" {
             try FileTransaction.write(
                 data, to: context.url(output), shownAs: output, permissionsFrom: context.url(path), context: context)
         } else {

@@ -169,6 +169,12 @@ struct CommandLineToolTests {
         let back = try ToolProcess.run(["convert", "converted", "--to", "json"], in: scratch.url)
         #expect(try ArchiveFormat.json.read(back.standardOutput) == (try ArchiveFormat.json.read(original)))
         #expect(try ToolProcess.run(["convert", "extremes.json", "--to", "yaml"], in: scratch.url).status == 2)
+
+        // `-o -` is standard output, not a file named "-".
+        let dash = try ToolProcess.run(["convert", "converted", "--to", "json", "-o", "-"], in: scratch.url)
+        #expect(dash.status == 0, "\(dash.standardError)")
+        #expect(dash.standardOutput == back.standardOutput)
+        #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("-").path))
     }
 
     @Test("diff prints paths and exits 1 when archives differ, 0 when a JSON and a plist copy agree")
