@@ -82,6 +82,27 @@ struct ReleaseAliasTests {
         }
     }
 
+    @Test("an object of many fields whose note comes first: removed with its key index, no key lost or doubled")
+    func manyFields() throws {
+        let catalog = try MigrationCatalog(rulesFile: Self.file(), fileName: "rules.json")
+        // More than 16 fields keep a key index; the note first, so every other entry moves up.
+        var fields: ArchiveDictionary = ["$archivedAs": ["type": "App.Rect", "version": 1]]
+        for index in 0..<40 { fields["extra\(index)"] = .int(Int64(index)) }
+        fields["x"] = 1
+        fields["width"] = 2
+        var tree = ArchiveValue.object(ArchiveObject(typeName: "Rectangle", version: 2, fields: fields))
+        try MigrationPass(catalog: catalog).downgrade(&tree, toRelease: "1.1")
+        let object = try #require(tree.objectValue)
+        #expect(object.typeName == "App.Rect" && object.version == 1)
+        #expect(object.fields.firstDuplicateKey() == nil)
+        #expect(object.fields.count == 42)
+        #expect(object.fields["w"] == 2 && object.fields["width"] == nil && object.fields["extra39"] == 39)
+        // Set through the index after the removal: replaced in place, not appended again.
+        var edited = object.fields
+        edited["extra20"] = "changed"
+        #expect(edited.count == 42 && edited.firstDuplicateKey() == nil)
+    }
+
     @Test("the rules file reads and writes a release's aliases, and refuses one that is no name of the chain")
     func rulesFile() throws {
         let catalog = try MigrationCatalog(rulesFile: Self.file(), fileName: "rules.json")

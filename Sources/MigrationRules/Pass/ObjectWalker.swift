@@ -274,7 +274,7 @@ struct ObjectWalker {
             release.aliases[index].contains(alias.typeName), catalog.chainIndex(forTypeName: alias.typeName) == index
         else { return false }
         var fields = object.takeFields()
-        fields.entries.remove(at: position)
+        fields.removeEntry(at: position)
         object.fields = fields
         try Self.rename(&object, to: alias.typeName, work: &work, at: path)
         return true
@@ -288,7 +288,7 @@ struct ObjectWalker {
     private mutating func upgrade(_ object: inout ArchiveObject, restoringKeptAt keptIndex: Int) throws {
         let objectPath = ArchivePath(path)
         var fields = object.takeFields()
-        let raw = fields.entries.remove(at: keptIndex).value
+        let raw = fields.removeEntry(at: keptIndex).value
         object.fields = fields
         let keeping = try WayDown.Kept(parsing: raw, at: objectPath.appending(WayDown.Kept.key))
         guard let keptName = keeping.typeName, let keptVersion = keeping.version,
@@ -409,7 +409,7 @@ struct ObjectWalker {
         var earlier: ArchiveValue?
         if let keptIndex = WayDown.Kept.index(in: object.fields) {
             var fields = object.takeFields()
-            earlier = fields.entries.remove(at: keptIndex).value
+            earlier = fields.removeEntry(at: keptIndex).value
             object.fields = fields
         }
         let original = object
