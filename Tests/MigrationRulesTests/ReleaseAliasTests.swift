@@ -7,7 +7,11 @@ import Testing
 @Suite("Release aliases")
 struct ReleaseAliasTests {
     /// Rect v1 became Rectangle v2; release 1.1 wrote some rectangles as `App.Rect`, an alias.
-    static func file(aliases: ArchiveValue? = ["App.Rect"]) -> ArchiveValue {
+    static func file(
+        aliases: ArchiveValue? = ["App.Rect"], chainAliases: ArchiveValue = ["App.Rect", "Module.Rectangle"]
+    )
+        -> ArchiveValue
+    {
         var rect: ArchiveDictionary = ["version": 1, "archivedAs": "Rect"]
         if let aliases { rect["aliases"] = aliases }
         return [
@@ -19,7 +23,7 @@ struct ReleaseAliasTests {
             ],
             "types": [
                 "Rectangle": [
-                    "currentVersion": 2, "aliases": ["App.Rect", "Module.Rectangle"],
+                    "currentVersion": 2, "aliases": chainAliases,
                     "steps": [
                         [
                             "from": 1,
@@ -117,5 +121,33 @@ struct ReleaseAliasTests {
         #expect(error.code == .invalidChain, "\(error)")
         #expect(error.message.contains("archived Rectangle as 'Other.Rect', which is no name of its chain"), "\(error)")
         #expect(error.path == "releases[1].types.Rectangle.aliases", "\(error)")
+    }
+
+    @Test("100,000 aliases in a chain and in a release are checked in linear time; one more is refused by maxRuleKeys")
+    func manyAliases() throws {
+        let limits = ArchiveLimits()
+        func names(_ count: Int) -> ArchiveValue { .array((0..<count).map { .string("Module\($0).Rect") }) }
+        let count = limits.maxRuleKeys
+        // Checked pairwise, a release's 100,000 aliases against its chain's took 10^10 comparisons.
+        let catalog = try MigrationCatalog(
+            rulesFile: Self.file(aliases: names(count), chainAliases: names(count)), fileName: "rules.json",
+            limits: limits)
+        var tree: ArchiveValue = [Self.rect("Module\(count - 1).Rect")]
+        try MigrationPass(catalog: catalog).upgrade(&tree)
+        #expect(tree[0]?["$archivedAs"] == ["type": .string("Module\(count - 1).Rect"), "version": 1])
+        try MigrationPass(catalog: catalog).downgrade(&tree, toRelease: "1.1")
+        #expect(tree == [Self.rect("Module\(count - 1).Rect")])
+
+        for (file, path) in [
+            (Self.file(aliases: names(count + 1), chainAliases: names(count)), "releases[1].types.Rectangle.aliases"),
+            (Self.file(aliases: names(1), chainAliases: names(count + 1)), "types.Rectangle.aliases"),
+        ] {
+            let error = try #require(throws: ArchiveError.self) {
+                try MigrationCatalog(rulesFile: file, fileName: "rules.json", limits: limits)
+            }
+            #expect(error.code == .limitExceeded && error.limit == .ruleKeys, "\(error)")
+            #expect(error.path == ArchivePath(stringLiteral: path), "\(error)")
+            #expect(error.message.contains("\(count + 1) names, more than \(count)"), "\(error)")
+        }
     }
 }

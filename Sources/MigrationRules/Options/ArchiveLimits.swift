@@ -15,7 +15,7 @@
 /// | ``maxCollectionCount`` | 16,777,216 | 1,000,000 | elements of one array or entries of one dictionary |
 /// | ``maxReferencesExpanded`` | 1,000,000 | 100,000 | values copied when a shared value without identity is used again |
 /// | ``maxChainSteps`` | 10,000 | 1,000 | steps of one chain read from a rules file or a carried way down |
-/// | ``maxRuleKeys`` | 100,000 | 10,000 | keys one rule of a rules file or a carried way down names |
+/// | ``maxRuleKeys`` | 100,000 | 10,000 | keys one rule of a rules file or a carried way down names; aliases of one type a chain or a release lists |
 /// | ``maxRuleCount`` | 100,000 | 10,000 | rules of one rules file or carried way down, scoped rules included |
 /// | ``maxRuleWork`` | 16 | 4 | what the rules of one migration pass write and look up, per byte of the archive and of the rules (and 1 MiB in any archive) |
 /// | ``maxNestedArchives`` | 10,000 | 1,000 | archives read from the data values of one document, at every level, a shared one each time it is met |

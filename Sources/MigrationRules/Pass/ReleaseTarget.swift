@@ -9,7 +9,7 @@ struct ReleaseTarget {
     /// Per chain index: the order the release wrote the type's keys in, when declared.
     let keyOrders: [KeyOrder?]
     /// Per chain index: the other names the release archived the type under (``ArchivedAlias``).
-    let aliases: [[String]]
+    let aliases: [Set<String>]
     /// Leave objects of absent types without a fallback out, instead of failing.
     let dropsAbsentTypes: Bool
 
@@ -32,10 +32,10 @@ struct ReleaseTarget {
             guard let index = catalog.chainIndex(forTypeName: typeName) else { continue }
             keyOrders[index] = KeyOrder(keys)
         }
-        var aliases = [[String]](repeating: [], count: catalog.chains.count)
+        var aliases = [Set<String>](repeating: [], count: catalog.chains.count)
         for (typeName, names) in release.aliases {
             guard let index = catalog.chainIndex(forTypeName: typeName) else { continue }
-            aliases[index] = names
+            aliases[index] = Set(names)
         }
         self.name = release.name
         self.keyOrders = keyOrders

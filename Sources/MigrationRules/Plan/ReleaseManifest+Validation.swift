@@ -23,6 +23,17 @@ extension ReleaseManifest {
             }
             documentChain = nil
         }
+        // Each chain's names as a set, built once per type a release gives aliases of: a release
+        // may list as many aliases as a rule lists keys (``ArchiveLimits/maxRuleKeys``).
+        let typeIndex = Dictionary(
+            types.enumerated().map { ($1.typeName, $0) }, uniquingKeysWith: { first, _ in first })
+        var chainNameSets: [String: Set<String>] = [:]
+        func namesOfType(_ typeName: String) -> Set<String> {
+            if let names = chainNameSets[typeName] { return names }
+            let names = typeIndex[typeName].map { Set(types[$0].allNames) } ?? []
+            chainNameSets[typeName] = names
+            return names
+        }
         var names = Set<String>()
         var previous: AppRelease?
         for (index, release) in releases.enumerated() {
@@ -56,7 +67,7 @@ extension ReleaseManifest {
                         "release \(release.name) gives aliases of \(typeName), which it did not archive", aliasesPath,
                         typeName: typeName)
                 }
-                let chainNames = types.first { $0.typeName == typeName }?.allNames ?? []
+                let chainNames = namesOfType(typeName)
                 if let unknown = aliases.first(where: { !chainNames.contains($0) }) {
                     throw invalid(
                         "release \(release.name) archived \(typeName) as '\(unknown)', which is no name of its chain: "
@@ -109,7 +120,7 @@ extension ReleaseManifest {
                             "release \(release.name) archived \(type.typeName) at v\(version), lower than v\(earlier) "
                                 + "of release \(previous?.name ?? "")", typePath, typeName: type.typeName)
                     }
-                    if let archivedName, !type.allNames.contains(archivedName) {
+                    if let archivedName, !namesOfType(type.typeName).contains(archivedName) {
                         throw invalid(
                             "release \(release.name) archived \(type.typeName) as '\(archivedName)', which is no name "
                                 + "of its chain: declare it as an alias", typePath, typeName: type.typeName)

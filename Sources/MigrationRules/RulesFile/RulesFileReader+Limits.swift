@@ -139,10 +139,12 @@ extension RulesFileReader {
     }
 
     /// Checks the `count` keys one rule names at `path` against ``ArchiveLimits/maxRuleKeys``.
-    func checkKeyCount(_ count: Int, at path: ArchivePath) throws {
+    func checkKeyCount(_ count: Int, at path: ArchivePath, of what: String = "the rule names", _ noun: String = "keys")
+        throws
+    {
         guard count <= limits.maxRuleKeys else {
             throw ArchiveError.limitExceeded(
-                .ruleKeys, "the rule names \(count) keys, more than \(limits.maxRuleKeys)", path: path,
+                .ruleKeys, "\(what) \(count) \(noun), more than \(limits.maxRuleKeys)", path: path,
                 location: ArchiveError.InputLocation(file: fileName))
         }
     }

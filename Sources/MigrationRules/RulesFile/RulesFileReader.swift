@@ -577,6 +577,7 @@ struct RulesFileReader {
         /// A list of non-empty names (type names) under `key`.
         func names(_ key: String, _ meaning: String) throws -> [String]? {
             guard let names = try strings(key, meaning) else { return nil }
+            try reader.checkKeyCount(names.count, at: path.appending(key), of: "the list has", "names")
             if let index = names.firstIndex(of: "") {
                 throw reader.invalid(
                     "'\(key)' must be \(meaning); element \(index) is empty", at: path.appending(key).appending(index))
