@@ -20,9 +20,10 @@ import ModelVersioning
 /// SQLite rows and as files. For the rows, the app calls `SQLiteArchiveColumn` (the code the
 /// tool runs); beside it, as a reference, an app's own SQL on ``ArchiveBatch`` ("own SQL": rows
 /// read in key order, each changed one written back by its own `UPDATE`, in one transaction),
-/// which shows what the tool's one `UPDATE` per window saves. For the files, the app's own code
-/// on ``ArchiveBatch`` reads each file and writes each changed one to a flushed temporary file
-/// renamed over the original, as the tool's `--in-place` does.
+/// which shows what the tool's one `UPDATE` per window saves. For the files, the app calls
+/// `ArchiveFiles` (the code `--in-place` runs); beside it, as a reference, the app's own code on
+/// ``ArchiveBatch`` ("own code": each changed file written to a flushed temporary file and
+/// renamed over the original as it comes, without the tool's checks, metadata and all-or-nothing).
 ///
 /// Each contender runs as a process of its own on a fresh copy (ours in `--run-api` mode),
 /// alternating, timed from start to exit; the ratio is the API's speed over the tool's.
@@ -56,6 +57,9 @@ enum FrontDoorBenchmark {
                         doors["archive-migrate"] ?? 0, ratios[store] ?? 0)
                 if let own = doors["own SQL"] {
                     line += String(format: " (an app's own per-row UPDATE on ArchiveBatch: %.3f s)", own)
+                }
+                if let own = doors["own code"] {
+                    line += String(format: " (an app's own file writes on ArchiveBatch: %.3f s)", own)
                 }
                 lines.append(line)
             }
@@ -153,6 +157,7 @@ enum FrontDoorBenchmark {
                         ]
                     ),
                     ("Swift API", [me, "--run-api", "files", copy.path, rules.path]),
+                    ("own code", [me, "--run-api", "own-files", copy.path, rules.path]),
                 ],
                 check: { name in
                     let sample = try Data(
@@ -187,7 +192,8 @@ enum FrontDoorBenchmark {
 
     /// Child mode: what an app writes with the public API. `sqlite DATABASE RULES` upgrades the
     /// benchmark table's rows with `SQLiteArchiveColumn`, `own-sql DATABASE RULES` with its own
-    /// SQL on ``ArchiveBatch``; `files FOLDER RULES` every `.json` file of the folder, in place.
+    /// SQL on ``ArchiveBatch``; `files FOLDER RULES` every `.json` file of the folder in place with
+    /// `ArchiveFiles`, `own-files FOLDER RULES` with its own code on ``ArchiveBatch``.
     static func runAPI(_ arguments: [String]) -> Int32 {
         guard arguments.count == 3 else { return 2 }
         let done = DispatchSemaphore(value: 0)
@@ -203,7 +209,9 @@ enum FrontDoorBenchmark {
                     _ = try SQLiteArchiveColumn(path: arguments[1], table: "shapes", column: "archive").upgrade(
                         with: batch)
                 case "own-sql": try await upgradeRows(of: arguments[1], with: batch)
-                case "files": try await upgradeFiles(in: arguments[1], with: batch)
+                case "files":
+                    _ = try ArchiveFiles([arguments[1]], include: ["*.json"]).upgrade(with: batch)
+                case "own-files": try await upgradeFiles(in: arguments[1], with: batch)
                 default: status.value = 2
                 }
             } catch {

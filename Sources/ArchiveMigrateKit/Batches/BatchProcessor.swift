@@ -42,6 +42,21 @@ struct BatchProcessor: Sendable {
     /// and how much each archive reports.
     let engineOptions: MigrationEngine.Options
 
+    /// A batch of files from Swift (``ArchiveFiles``): no arguments, no report.
+    init(
+        context: ToolContext, destination: Destination, dryRun: Bool, overwrite: Bool, include: [String],
+        engineOptions: MigrationEngine.Options
+    ) {
+        self.context = context
+        self.destination = destination
+        self.source = .files
+        self.dryRun = dryRun
+        self.overwrite = overwrite
+        self.include = include
+        self.format = .text
+        self.engineOptions = engineOptions
+    }
+
     /// Reads the options shared by `upgrade` and `downgrade`.
     init(context: ToolContext, arguments: ParsedArguments, catalog: MigrationCatalog, format: OutputFormat) throws {
         self.context = context
@@ -115,6 +130,21 @@ struct BatchProcessor: Sendable {
         var output: Data?
         /// The bytes read, kept for a backup.
         var original: Data?
+        /// The files written for it to their flushed temporaries, by plan entry, on the thread
+        /// that migrated it (``FileTransaction/prepare(_:entry:plan:)``), waiting to be staged.
+        var prepared: [(entry: Int, file: AtomicFile.Staged)] = []
+        /// Why its files cannot be written (``WritePlan/check(_:)``, a full disk): the file's
+        /// error when no file before it failed.
+        var writeError: ArchiveError?
+    }
+
+    /// Set once an archive of the batch failed: nothing will be written, so the threads stop
+    /// writing temporaries. Only saves work: what is written is decided in input order.
+    private final class FailureFlag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var raised = false
+        var isRaised: Bool { lock.withLock { raised } }
+        func raise() { lock.withLock { raised = true } }
     }
 
     private func runFiles(_ arguments: [String], verb: String, engine: MigrationEngine) throws -> ExitStatus {
@@ -127,20 +157,89 @@ struct BatchProcessor: Sendable {
         }
         let report = BatchReport(verb: verb, format: format, dryRun: dryRun, items: .files, context: context)
         var notes: [String] = []
+        let progress = ProgressLine(total: inputs.count, console: context.console)
+        let tally = try migrateFiles(
+            inputs, engine: engine,
+            notice: { notice in
+                if format == .json { notes.append(notice) } else { context.console.error(notice) }
+            },
+            record: { entry in
+                progress.advance(changed: entry.changed, failed: entry.error != nil)
+                report.add(entry)
+            })
+        progress.finish()
+
+        var wrote = tally.written > 0 && tally.commitFailure == nil
+        if tally.removedTemporaries > 0 {
+            notes.append("removed \(tally.removedTemporaries) temporary files left by an interrupted run")
+        }
+        if let failure = tally.commitFailure {
+            report.fail(failure.error)
+            if !failure.replaced.isEmpty {
+                let replaced = failure.replaced.map { tally.plan?.entries[$0].shownAs ?? "" }
+                notes.append(
+                    "moving the new files into place failed after \(replaced.count): replaced "
+                        + replaced.joined(separator: ", ") + "; run the command again to finish the batch")
+                wrote = true
+            }
+        }
+        let failed = tally.failed + (tally.commitFailure != nil && !wrote ? 1 : 0)
+        if dryRun {
+            notes.append(
+                "dry run: \(report.changed) of \(report.count) archives would change"
+                    + (failed > 0 ? ", \(failed) failed" : "") + "; nothing was written")
+        } else if failed > 0, tally.plan != nil, !wrote {
+            notes.append(
+                "nothing was written: \(failed) of \(report.count) archives failed, so every original is unchanged")
+        } else if failed == 0, let standardOutput = tally.standardOutput {
+            context.console.write(standardOutput)
+        }
+        return report.finish(notes: notes, wrote: wrote)
+    }
+
+    /// What ``migrateFiles(_:engine:notice:record:)`` did.
+    struct FileTally {
+        /// The files the destination writes (`nil` for standard output).
+        var plan: WritePlan?
+        /// Files that failed to migrate or could not be written.
+        var failed = 0
+        /// Files (and backups) moved into place; zero when any file failed.
+        var written = 0
+        /// Temporaries of interrupted runs removed.
+        var removedTemporaries = 0
+        /// The one output for standard output.
+        var standardOutput: Data?
+        /// Why moving the new files into place stopped, and which were moved already.
+        var commitFailure: FileTransaction.Failure?
+    }
+
+    /// The files of a batch, migrated on every processor and written all or nothing through one
+    /// ``FileTransaction``, each file's entry handed to `record` in input order: what
+    /// `upgrade FILES --in-place` and ``ArchiveFiles`` run. Nothing is written when any file
+    /// fails; `notice` is told when the run waits for another's lock.
+    ///
+    /// - Throws: `UsageError` or `ArchiveError` before any file is read (two inputs with one
+    ///   output, a folder that cannot be created).
+    func migrateFiles(
+        _ inputs: [InputFile], engine: MigrationEngine, notice: @escaping (String) -> Void,
+        record: (BatchReport.Entry) -> Void
+    ) throws -> FileTally {
+        var tally = FileTally()
         let plan = try makePlan(inputs)
+        tally.plan = plan
         var transaction: FileTransaction?
         if let plan, !dryRun {
-            transaction = try FileTransaction(plan: plan, tool: context.tool) { notice in
-                if format == .json { notes.append(notice) } else { context.console.error(notice) }
-            }
+            transaction = try FileTransaction(plan: plan, tool: context.tool, notice: notice)
         }
         defer { transaction?.finish() }
 
-        let progress = ProgressLine(total: inputs.count, console: context.console)
-        var failed = 0
-        var written = 0
-        var standardOutput: Data?
         var start = 0
+        let failure = FailureFlag()
+        let writesFiles = transaction != nil
+        // Each file is migrated, checked and written to its flushed temporary on whichever
+        // thread took it (waiting for the disk on every processor); the calling thread stages
+        // them in input order. The handler never throws, so no window's temporaries are dropped
+        // unstaged.
         try Parallel.pipeline(
             windows: { () -> [(input: InputFile, index: Int)]? in
                 guard start < inputs.count else { return nil }
@@ -148,82 +247,68 @@ struct BatchProcessor: Sendable {
                 start += window.count
                 return window.indices.map { (input: window[$0], index: start - window.count + $0) }
             },
-            work: { item in process(item.input, index: item.index, engine: engine) },
+            work: { item in
+                var outcome = process(item.input, index: item.index, engine: engine)
+                if outcome.entry.error == nil, let plan, !failure.isRaised {
+                    prepareWrites(&outcome, plan: plan, writing: writesFiles)
+                }
+                return outcome
+            },
             handle: { outcomes in
                 for var outcome in outcomes {
-                    if outcome.entry.error == nil, failed == 0, let plan {
-                        do throws(ArchiveError) {
-                            written += try write(outcome, input: outcome.index, plan: plan, transaction: transaction)
-                        } catch {
-                            outcome.entry.error = error
-                        }
+                    if outcome.entry.error == nil, tally.failed == 0, let writeError = outcome.writeError {
+                        outcome.entry.error = writeError
+                    }
+                    if outcome.entry.error == nil, tally.failed == 0 {
+                        for (entry, file) in outcome.prepared { transaction?.adopt(file, entry: entry) }
+                        tally.written += outcome.prepared.count
+                    } else {
+                        for (_, file) in outcome.prepared { AtomicFile.discard(file) }
                     }
                     if outcome.entry.error != nil {
-                        failed += 1
+                        tally.failed += 1
+                        failure.raise()
                         // Nothing will be moved into place: drop what is staged now.
                         transaction?.discardStaged()
                     } else if case .standardOutput = destination {
-                        standardOutput = outcome.output
+                        tally.standardOutput = outcome.output
                     }
-                    progress.advance(changed: outcome.entry.changed, failed: outcome.entry.error != nil)
-                    report.add(outcome.entry)
+                    record(outcome.entry)
                 }
             })
-        progress.finish()
-
-        var wrote = false
-        if let transaction, let plan, failed == 0 {
+        if tally.failed > 0 { tally.written = 0 }
+        if let transaction, tally.failed == 0 {
             do {
-                let removed = try transaction.commitStaged()
-                wrote = written > 0
-                if removed > 0 { notes.append("removed \(removed) temporary files left by an interrupted run") }
+                tally.removedTemporaries = try transaction.commitStaged()
             } catch {
-                report.fail(error.error)
-                if !error.replaced.isEmpty {
-                    let replaced = error.replaced.map { plan.entries[$0].shownAs }
-                    notes.append(
-                        "moving the new files into place failed after \(replaced.count): replaced "
-                            + replaced.joined(separator: ", ") + "; run the command again to finish the batch")
-                    wrote = true
-                } else {
-                    failed += 1
-                }
+                tally.commitFailure = error
             }
         }
-        if dryRun {
-            notes.append(
-                "dry run: \(report.changed) of \(report.count) archives would change"
-                    + (failed > 0 ? ", \(failed) failed" : "") + "; nothing was written")
-        } else if failed > 0, plan != nil, !wrote {
-            notes.append(
-                "nothing was written: \(failed) of \(report.count) archives failed, so every original is unchanged")
-        } else if failed == 0, let standardOutput {
-            context.console.write(standardOutput)
-        }
-        return report.finish(notes: notes, wrote: wrote)
+        return tally
     }
 
-    /// Checks and stages the files an outcome writes; returns how many.
-    private func write(_ outcome: Outcome, input: Int, plan: WritePlan, transaction: FileTransaction?)
-        throws(ArchiveError) -> Int
-    {
-        let writes = self.writes(of: outcome, input: input)
-        guard !writes.isEmpty else { return 0 }
+    /// Checks the files an outcome writes against the disk and, when `writing`, writes each to
+    /// its flushed temporary (``FileTransaction/prepare(_:entry:plan:)``); a problem goes to
+    /// ``Outcome/writeError`` and leaves no temporary.
+    private func prepareWrites(_ outcome: inout Outcome, plan: WritePlan, writing: Bool) {
+        let writes = self.writes(of: outcome, input: outcome.index)
+        guard !writes.isEmpty else { return }
         let check = plan.check(Dictionary(uniqueKeysWithValues: writes))
         if let problem = check.problems.sorted(by: { $0.key < $1.key }).first?.value {
-            throw problem
+            outcome.writeError = problem
+            return
         }
-        guard let transaction else { return 0 }
-        var count = 0
+        guard writing else { return }
         for (entry, data) in writes where !check.alreadyInPlace.contains(entry) {
-            do {
-                try transaction.stage(data, entry: entry)
-                count += 1
+            do throws(ArchiveError) {
+                outcome.prepared.append((entry, try FileTransaction.prepare(data, entry: entry, plan: plan)))
             } catch {
-                throw error.error
+                for (_, file) in outcome.prepared { AtomicFile.discard(file) }
+                outcome.prepared = []
+                outcome.writeError = error
+                return
             }
         }
-        return count
     }
 
     /// `-`: one archive from standard input to standard output.

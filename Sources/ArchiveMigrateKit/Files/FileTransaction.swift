@@ -78,15 +78,33 @@ final class FileTransaction {
     /// ``commitStaged()``: a batch stages each file as soon as it has its bytes and keeps none of
     /// them in memory. A failure removes every temporary staged so far.
     func stage(_ data: Data, entry index: Int) throws(Failure) {
-        let entry = plan.entries[index]
         do {
-            let file = try AtomicFile.stage(
-                data, for: entry.resolved, metadata: try metadata(for: entry), shownAs: entry.shownAs)
-            staged.append((index, file))
+            adopt(try Self.prepare(data, entry: index, plan: plan), entry: index)
         } catch {
             discardStaged()
-            throw Failure(entry: index, error: Self.archiveError(error, entry: entry), replaced: [])
+            throw Failure(entry: index, error: error, replaced: [])
         }
+    }
+
+    /// Writes `data` for one entry of `plan` to its flushed temporary file without staging it:
+    /// reading only the plan, it runs on any thread, so that a batch writes its files on every
+    /// processor. Hand the result to ``adopt(_:entry:)``, or ``AtomicFile/discard(_:)`` it.
+    ///
+    /// - Throws: `ArchiveError` with code `io` naming the entry; no temporary is left.
+    static func prepare(_ data: Data, entry index: Int, plan: WritePlan) throws(ArchiveError) -> AtomicFile.Staged {
+        let entry = plan.entries[index]
+        do {
+            return try AtomicFile.stage(
+                data, for: entry.resolved, metadata: try metadata(for: entry, in: plan), shownAs: entry.shownAs)
+        } catch {
+            throw archiveError(error, entry: entry)
+        }
+    }
+
+    /// Stages a file ``prepare(_:entry:plan:)`` wrote, to be moved into place by
+    /// ``commitStaged()`` (or removed by ``discardStaged()``).
+    func adopt(_ file: AtomicFile.Staged, entry index: Int) {
+        staged.append((index, file))
     }
 
     /// Removes every staged temporary: the originals stay as they are.
@@ -137,18 +155,14 @@ final class FileTransaction {
 
     /// What the new file at `entry` carries: a backup the original's metadata; a file that
     /// replaces another that file's; a new file the permission bits of its input.
-    private func metadata(for entry: WritePlan.Entry) throws -> FileMetadata {
-        let source: WritePlan.Entry
-        if case .backup(let original) = entry.role {
-            source = plan.entries[original]
-        } else if (try? FileStatus.of(entry.resolved)) != nil {
-            source = entry
-        } else {
-            let permissions = entry.permissionsFrom.flatMap { try? FileStatus.of($0.path).permissions } ?? 0o666
-            return .newFile(permissions: permissions)
-        }
+    private static func metadata(for entry: WritePlan.Entry, in plan: WritePlan) throws -> FileMetadata {
+        var source = entry
+        if case .backup(let original) = entry.role { source = plan.entries[original] }
         do {
             return try FileMetadata.of(fileAt: source.resolved)
+        } catch where error.code == ENOENT && !entry.isBackup {
+            let permissions = entry.permissionsFrom.flatMap { try? FileStatus.of($0.path).permissions } ?? 0o666
+            return .newFile(permissions: permissions)
         } catch {
             throw ArchiveError(.io, "cannot read the permissions of \(source.shownAs): \(error)")
         }

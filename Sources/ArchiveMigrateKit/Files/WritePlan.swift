@@ -60,7 +60,7 @@ struct WritePlan: Sendable {
         }
 
         /// The real directory the file is written into.
-        var directory: String { URL(fileURLWithPath: resolved).deletingLastPathComponent().path }
+        var directory: String { AtomicFile.split(resolved).directory }
     }
 
     /// What ``check(_:)`` found.
@@ -105,7 +105,7 @@ struct WritePlan: Sendable {
 
     /// The names of the entries written into `directory` (to find their stale temporaries).
     func names(in directory: String) -> Set<String> {
-        Set(entries.filter { $0.directory == directory }.map { URL(fileURLWithPath: $0.resolved).lastPathComponent })
+        Set(entries.filter { $0.directory == directory }.map { AtomicFile.split($0.resolved).name })
     }
 
     /// Checks writing `contents` (bytes by entry index) against what is on disk now, changing
