@@ -142,5 +142,26 @@ run_and_verify parquet-strings strings.ndjson --input strings.parquet --input-fo
 step "job over a Parquet column of bytes, and verification"
 run_and_verify parquet-bytes bytes.ndjson --input bytes.parquet --input-format parquet --column archive
 
+step "census over NDJSON, 4 partitions merged, against one inspect over the whole file"
+census_status=0
+"$python" "$here/census_job.py" --cli "$cli" --rules "$rules" --input in.ndjson --output census-spark.json \
+    --partitions 4 --master 'local[2]' --work-dir "$work/tmp" >census-job.log 2>&1 || census_status=$?
+whole_status=0
+# From standard input, as each partition's: a failure's message names its input.
+"$cli" inspect --ndjson - --rules "$rules" --format json <in.ndjson >census-whole.json || whole_status=$?
+if [ ! -s census-spark.json ]; then
+    tail -n 60 census-job.log
+    echo "the census job failed (exit status $census_status)" >&2
+    exit 1
+fi
+"$python" - census-spark.json census-whole.json "$census_status" "$whole_status" <<'EOF'
+import json, sys
+spark, whole = (json.load(open(path)) for path in sys.argv[1:3])
+statuses = sys.argv[3:5]
+print("census:", {key: whole[key] for key in ("lines", "empty", "failed", "failureCodes", "wouldChange")})
+if spark != whole or statuses[0] != statuses[1]:
+    sys.exit(f"the merged census (exit {statuses[0]}) differs from the whole file's (exit {statuses[1]})")
+EOF
+
 step done
 printf '\nspark: all steps passed in %s s\n' "$(since "$started")"

@@ -90,6 +90,18 @@ extension OptionSpec {
         help:
             "Read one JSON archive per line (standard input, or the file given); write one per line to standard output."
     )
+    /// `--shard` with `--sqlite`.
+    static let shard = OptionSpec(
+        "shard", .value(name: "I/N"),
+        help: "With --sqlite: only part I of N of the rows, by key order (N processes take parts 1/N to N/N).")
+    /// `--first-line` on `inspect --ndjson`.
+    static let firstLine = OptionSpec(
+        "first-line", .value(name: "n"),
+        help: "With --ndjson: the number of the first line (a part of a larger file), so failures keep their line.")
+    /// `--merge` on `inspect`.
+    static let merge = OptionSpec(
+        "merge", .value(name: "file"), repeatable: true,
+        help: "Merge the censuses 'inspect --ndjson/--sqlite --format json' wrote for parts of a store (repeatable).")
     /// `--nested` on `upgrade` and `downgrade`.
     static let nested = OptionSpec(
         "nested", help: "Also migrate archives nested in data values, each by its own chains and in its own format.")
@@ -161,7 +173,7 @@ extension OptionSpec {
     /// What `upgrade` and `downgrade` read and where they write.
     static let destination: [OptionSpec] = [.include, .outputFolder, .inPlace, .backup, .overwrite, .dryRun]
     /// Where archives come from besides files: a SQLite column, NDJSON lines.
-    static let stores: [OptionSpec] = [.sqlite, .table, .column, .key, .batchSize, .busyTimeout, .ndjson]
+    static let stores: [OptionSpec] = [.sqlite, .table, .column, .key, .batchSize, .busyTimeout, .shard, .ndjson]
 }
 
 /// What `--format` selects: how a command prints its results.

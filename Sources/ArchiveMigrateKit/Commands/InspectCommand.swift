@@ -16,17 +16,29 @@ enum InspectCommand: ArchiveCommand {
 
             With --sqlite FILE --table T --column C, or --ndjson (standard input, or the file given), reads every \
             archive of the store and shows the histogram of formats, document versions and type versions across \
-            them, what an upgrade would change, and which fail.
+            them, what an upgrade would change, and which fail. With --first-line N, --ndjson input is a part of a \
+            larger file starting at line N. With --merge FILE (repeated), prints the census of the parts those \
+            JSON censuses describe, merged: the census of the whole.
             """,
         arguments: [ArgumentSpec("file", optional: true, help: "The archive to inspect ('-': standard input).")],
-        options: OptionSpec.migration + OptionSpec.stores + [.format])
+        options: OptionSpec.migration + OptionSpec.stores + [.firstLine, .merge, .format])
 
     static func run(_ arguments: ParsedArguments, context: ToolContext) throws -> ExitStatus {
         let format = try context.outputFormat(arguments)
+        let merging = arguments.all(.merge)
+        if !merging.isEmpty {
+            guard arguments.positional.isEmpty, !arguments.flag(.ndjson), arguments.value(.sqlite) == nil,
+                arguments.all(.rules).isEmpty
+            else {
+                throw UsageError("'--merge' reads censuses: it goes without an archive, a store or rules")
+            }
+            return try StoreCensus.merge(merging, format: format, context: context)
+        }
         let source = try ArchiveSource(arguments, context: context)
         guard case .files = source else {
             return try StoreCensus.inspect(source, arguments: arguments, format: format, context: context)
         }
+        _ = try StoreCensus.firstLine(arguments, source: source)
         let document = try context.readArchive(arguments.positional[0])
         // `-` is standard input, and the report says so.
         let path = arguments.positional[0] == "-" ? InputFile.standardInputName : arguments.positional[0]

@@ -19,6 +19,15 @@ import ModelVersioning
 /// that lost output with exit status 2 and says so on the stream that still works.
 struct Console: Sendable {
     private let streams = Streams()
+    /// Writes nothing: the console of the Swift API's front doors (``ToolContext/library``).
+    private var isSilent = false
+
+    /// A console that writes nothing and draws no progress.
+    static var silent: Console {
+        var console = Console()
+        console.isSilent = true
+        return console
+    }
 
     /// Writes text to standard output.
     func print(_ text: String) {
@@ -37,7 +46,7 @@ struct Console: Sendable {
 
     /// Whether standard error is a terminal (progress lines are shown only there).
     var errorIsTerminal: Bool {
-        isatty(2) != 0
+        !isSilent && isatty(2) != 0
     }
 
     /// Rewrites the progress line on a terminal.
@@ -93,7 +102,7 @@ struct Console: Sendable {
 
     /// Writes all of `data` to `stream`, retrying after interruptions; records the first error.
     private func send(_ data: Data, to stream: Stream) {
-        guard !data.isEmpty, streams.failure(stream) == nil else { return }
+        guard !isSilent, !data.isEmpty, streams.failure(stream) == nil else { return }
         let failure: Int32? = data.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return nil }
             var offset = 0

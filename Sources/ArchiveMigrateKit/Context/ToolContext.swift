@@ -8,6 +8,14 @@ struct ToolContext: Sendable {
     let console: Console
     let workingDirectory: URL
 
+    /// The context of the Swift API's front doors (``ArchiveFiles``, ``SQLiteArchiveColumn``):
+    /// no registry, the process's working directory, and a console that writes nothing.
+    static var library: ToolContext {
+        ToolContext(
+            tool: "ModelVersioning", registry: ModelRegistry(), console: .silent,
+            workingDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+    }
+
     /// A path from the command line, relative to the working directory.
     func url(_ path: String) -> URL {
         path.hasPrefix("/") ? URL(fileURLWithPath: path) : workingDirectory.appendingPathComponent(path)

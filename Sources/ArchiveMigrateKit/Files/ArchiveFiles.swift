@@ -89,9 +89,7 @@ public struct ArchiveFiles: Sendable {
     }
 
     private func run(_ engine: MigrationEngine, dryRun: Bool) throws -> Summary {
-        let context = ToolContext(
-            tool: "ArchiveFiles", registry: ModelRegistry(), console: Console(),
-            workingDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        let context = ToolContext.library
         let processor = BatchProcessor(
             context: context, destination: .inPlace(backup: keepsBackups), dryRun: dryRun,
             overwrite: replacesBackups, include: include, engineOptions: engine.options)

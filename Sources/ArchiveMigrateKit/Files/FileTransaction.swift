@@ -160,7 +160,7 @@ final class FileTransaction {
         if case .backup(let original) = entry.role { source = plan.entries[original] }
         do {
             return try FileMetadata.of(fileAt: source.resolved)
-        } catch where error.code == ENOENT && !entry.isBackup {
+        } catch  where error.code == ENOENT && !entry.isBackup {
             let permissions = entry.permissionsFrom.flatMap { try? FileStatus.of($0.path).permissions } ?? 0o666
             return .newFile(permissions: permissions)
         } catch {

@@ -27,37 +27,24 @@ struct StoreCensus {
         var isEmpty = false
     }
 
-    var source = ""
-    var count = 0
-    var empty = 0
-    var formats: [String: Int] = [:]
-    var documents: [String: Int] = [:]
-    /// `Type vN` → (objects, archives holding one).
-    var types: [String: (objects: Int, archives: Int)] = [:]
-    /// `Type vN → vM` → objects an upgrade would migrate.
-    var plan: [String: Int] = [:]
-    var wouldChange = 0
-    var failures: [(name: String, error: ArchiveError)] = []
-    var failed = 0
-    var status = ExitStatus.success
-    /// The failures listed by name; the rest are counted.
-    static let listedFailures = 20
+    /// The census so far.
+    var census: ArchiveCensus
 
     /// Reads every record of `next` (a window at a time) and counts it.
     static func take(
-        source: String, windows next: () throws -> [Record]?, pass: MigrationPass?, document: String?,
-        progress: ProgressLine
-    ) throws -> StoreCensus {
-        var census = StoreCensus(source: source)
+        source: String, items: ArchiveCensus.Items, windows next: () throws -> [Record]?, pass: MigrationPass?,
+        document: String?, progress: ProgressLine
+    ) throws -> ArchiveCensus {
+        var taker = StoreCensus(census: ArchiveCensus(items: items, source: source, withRules: pass != nil))
         while let records = try next() {
             let findings = Parallel.map(records) { record in examine(record, pass: pass, document: document) }
             for finding in findings {
-                census.add(finding)
+                taker.add(finding)
                 progress.advance(changed: finding.wouldChange, failed: finding.error != nil)
             }
         }
         progress.finish()
-        return census
+        return taker.census
     }
 
     static func examine(_ record: Record, pass: MigrationPass?, document: String?) -> Finding {
@@ -120,108 +107,28 @@ struct StoreCensus {
     }
 
     mutating func add(_ finding: Finding) {
-        count += 1
+        census.count += 1
         if finding.isEmpty {
-            empty += 1
+            census.empty += 1
             return
         }
-        if let format = finding.format { formats[format.rawValue, default: 0] += 1 }
-        if let document = finding.document { documents[document, default: 0] += 1 }
+        if let format = finding.format { census.formats[format.rawValue, default: 0] += 1 }
+        if let document = finding.document { census.documents[document, default: 0] += 1 }
         for (type, objects) in finding.types {
-            let old = types[type] ?? (0, 0)
-            types[type] = (old.objects + objects, old.archives + 1)
+            let old = census.types[type] ?? ArchiveCensus.TypeCount(objects: 0, archives: 0)
+            census.types[type] = ArchiveCensus.TypeCount(objects: old.objects + objects, archives: old.archives + 1)
         }
-        for (step, objects) in finding.plan { plan[step, default: 0] += objects }
-        if finding.wouldChange { wouldChange += 1 }
-        if let error = finding.error {
-            failed += 1
-            status = status.combined(with: ExitStatus(error: error) == .newerVersion ? .newerVersion : .findings)
-            if failures.count < Self.listedFailures { failures.append((finding.name, error)) }
-        }
-    }
-
-    /// The histogram as lines for people.
-    func text(items: String, emptyName: String, withPlan: Bool) -> String {
-        /// `1 row`, `1,200 rows`.
-        func counted(_ number: Int, _ plural: String) -> String {
-            ArchiveBatch.Progress.grouped(number) + " " + (number == 1 ? String(plural.dropLast()) : plural)
-        }
-        let grouped = ArchiveBatch.Progress.grouped
-        var lines = ["\(source): \(counted(count, items))" + (empty > 0 ? " (\(grouped(empty)) \(emptyName))" : "")]
-        func table(_ title: String, _ rows: [(String, String)]) {
-            guard !rows.isEmpty else { return }
-            lines.append(title)
-            let width = rows.map(\.0.count).max() ?? 0
-            for (name, value) in rows {
-                lines.append("  " + name + ":" + String(repeating: " ", count: width - name.count + 1) + value)
-            }
-        }
-        table("formats:", formats.sorted { $0.key < $1.key }.map { ($0.key, grouped($0.value)) })
-        table("documents:", documents.sorted { $0.key < $1.key }.map { ($0.key, counted($0.value, items)) })
-        table(
-            "types:",
-            types.sorted { $0.key < $1.key }.map {
-                ($0.key, counted($0.value.objects, "objects") + " in " + counted($0.value.archives, items))
-            })
-        if withPlan {
-            if plan.isEmpty {
-                lines.append("upgrade: nothing to migrate")
-            } else {
-                lines.append("upgrade would change \(counted(wouldChange, items)):")
-                for (step, objects) in plan.sorted(by: { $0.key < $1.key }) {
-                    lines.append("  \(step): \(grouped(objects))")
-                }
-            }
-        }
-        if failed > 0 {
-            lines.append("\(counted(failed, items)) failed:")
-            for failure in failures {
-                lines.append("  \(failure.name): \(failure.error)")
-            }
-            if failed > failures.count { lines.append("  … and \(grouped(failed - failures.count)) more") }
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    /// The histogram as JSON for scripts.
-    func json(items: String, withPlan: Bool) -> ArchiveValue {
-        func dictionary(_ counts: [String: Int]) -> ArchiveValue {
-            .dictionary(ArchiveDictionary(counts.sorted { $0.key < $1.key }.map { ($0.key, .int(Int64($0.value))) }))
-        }
-        var typeEntries = ArchiveDictionary()
-        for (type, counts) in types.sorted(by: { $0.key < $1.key }) {
-            typeEntries[type] = ["objects": .int(Int64(counts.objects)), items: .int(Int64(counts.archives))]
-        }
-        var failureEntries: [ArchiveValue] = []
-        for failure in failures {
-            failureEntries.append(
-                [
-                    "name": .string(failure.name), "code": .string(failure.error.code.rawValue),
-                    "error": .string(failure.error.description),
-                ])
-        }
-        var result = ArchiveDictionary()
-        result["source"] = .string(source)
-        result[items] = .int(Int64(count))
-        result["empty"] = .int(Int64(empty))
-        result["formats"] = dictionary(formats)
-        result["documents"] = dictionary(documents)
-        result["types"] = .dictionary(typeEntries)
-        result["failed"] = .int(Int64(failed))
-        result["failures"] = .array(failureEntries)
-        if withPlan {
-            result["wouldChange"] = .int(Int64(wouldChange))
-            result["upgrade"] = dictionary(plan)
-        }
-        return .dictionary(result)
+        for (step, objects) in finding.plan { census.upgrade?[step, default: 0] += objects }
+        if finding.wouldChange { census.wouldChange += 1 }
+        if let error = finding.error { census.addFailure(name: finding.name, error: error) }
     }
 }
 
 extension StoreCensus {
     /// Takes the census of the store `source` names, for `inspect` and `check`.
     static func take(
-        _ source: ArchiveSource, context: ToolContext, pass: MigrationPass?, document: String?
-    ) throws -> (census: StoreCensus, items: String, emptyName: String) {
+        _ source: ArchiveSource, context: ToolContext, pass: MigrationPass?, document: String?, firstLine: Int = 1
+    ) throws -> ArchiveCensus {
         switch source {
         case .files:
             // `inspect` and `check` list files one by one and never ask for their census.
@@ -230,9 +137,9 @@ extension StoreCensus {
             let shownAs = input ?? InputFile.standardInputName
             let reader = try LineReader(
                 path: input.map(context.url), shownAs: shownAs, maxLineBytes: ArchiveLimits.default.maxInputBytes)
-            var number = 0
-            let census = try take(
-                source: shownAs,
+            var number = firstLine - 1
+            return try take(
+                source: shownAs, items: .lines,
                 windows: {
                     guard
                         let lines = try reader.next(
@@ -252,13 +159,13 @@ extension StoreCensus {
                         }
                     }
                 }, pass: pass, document: document, progress: ProgressLine(total: nil, console: context.console))
-            return (census, "lines", "blank")
         case .sqlite(let location):
             let store = try SQLiteColumn(location, readOnly: true)
             let place = "\(store.table).\(store.column)"
+            let shard = location.shard.map { " (shard \($0))" } ?? ""
             var lastKey: SQLiteColumn.Key?
-            let census = try take(
-                source: "\(location.shownAs) \(place)",
+            return try take(
+                source: "\(location.shownAs) \(place)\(shard)", items: .rows,
                 windows: {
                     let rows = try store.rows(
                         after: lastKey, limit: SQLiteBatch.windowRows, byteLimit: SQLiteBatch.windowBytes)
@@ -276,8 +183,8 @@ extension StoreCensus {
                     }
                 }, pass: pass, document: document,
                 progress: ProgressLine(
-                    total: context.console.errorIsTerminal ? try store.count() : nil, console: context.console))
-            return (census, "rows", "NULL")
+                    total: context.console.errorIsTerminal ? try store.shardRowCount ?? store.count() : nil,
+                    console: context.console))
         }
     }
 }
@@ -293,14 +200,47 @@ extension StoreCensus {
         let pass =
             registry.catalog.isEmpty
             ? nil : MigrationPass(catalog: registry.catalog, options: MigrationOptions(recordsSteps: false))
-        let (census, items, emptyName) = try take(
-            source, context: context, pass: pass, document: arguments.value(.document))
-        if format == .json {
-            try context.printJSON(census.json(items: items, withPlan: pass != nil))
-        } else {
-            context.console.print(census.text(items: items, emptyName: emptyName, withPlan: pass != nil))
+        let census = try take(
+            source, context: context, pass: pass, document: arguments.value(.document),
+            firstLine: try firstLine(arguments, source: source))
+        try print(census, format: format, context: context)
+        return ExitStatus(rawValue: census.exitStatus) ?? .failure
+    }
+
+    /// `inspect --merge A.json --merge B.json`: the censuses `inspect --format json` wrote for
+    /// parts of a store, merged (``ArchiveCensus/merging(_:)``) and printed as one.
+    static func merge(_ paths: [String], format: OutputFormat, context: ToolContext) throws -> ExitStatus {
+        let parts = try paths.map { path in
+            let data = try InputFile.read(
+                context.url(path), shownAs: path, limit: ArchiveLimits.default.maxInputBytes)
+            do {
+                return try ArchiveCensus(json: data)
+            } catch let error as ArchiveError {
+                throw error.adding(file: path)
+            }
         }
-        return census.status
+        guard let census = try ArchiveCensus.merged(parts) else { throw UsageError("'--merge' needs a file") }
+        try print(census, format: format, context: context)
+        return ExitStatus(rawValue: census.exitStatus) ?? .failure
+    }
+
+    private static func print(_ census: ArchiveCensus, format: OutputFormat, context: ToolContext) throws {
+        if format == .json {
+            try context.printJSON(census.json)
+        } else {
+            context.console.print(census.text)
+        }
+    }
+
+    /// `--first-line N`: the number of the first line of `--ndjson` input (a part of a larger
+    /// file), so that failures are named by their line in the whole.
+    static func firstLine(_ arguments: ParsedArguments, source: ArchiveSource) throws -> Int {
+        guard let text = arguments.value(.firstLine) else { return 1 }
+        guard case .ndjson = source else { throw UsageError("'--first-line' goes with '--ndjson'") }
+        guard let number = Int(text), number >= 1 else {
+            throw UsageError("'--first-line' must be a line number (1 or more), not '\(text)'")
+        }
+        return number
     }
 
     /// `check --sqlite …` and `check --ndjson`: the gate over a store — every archive must read
@@ -314,10 +254,11 @@ extension StoreCensus {
             throw UsageError("no migration chains: give a rules file with '--rules <file>'")
         }
         let pass = MigrationPass(catalog: registry.catalog, options: MigrationOptions(recordsSteps: false))
-        let (census, items, emptyName) = try take(source, context: context, pass: pass, document: nil)
+        let census = try take(source, context: context, pass: pass, document: nil)
+        let source = census.sources.joined(separator: ", ")
         switch format {
         case .json:
-            var tree = census.json(items: items, withPlan: true)
+            var tree = census.json
             if case .dictionary(var entries) = tree {
                 entries["passed"] = .bool(census.failed == 0)
                 tree = .dictionary(entries)
@@ -325,15 +266,16 @@ extension StoreCensus {
             try context.printJSON(tree)
         case .github:
             for failure in census.failures {
-                context.console.print("::error title=\(census.source)::\(failure.name): \(failure.error)")
+                context.console.print("::error title=\(source)::\(failure.name): \(failure.message)")
             }
         case .text:
-            context.console.print(census.text(items: items, emptyName: emptyName, withPlan: true))
+            context.console.print(census.text)
             context.console.print(
                 census.failed == 0
-                    ? "check passed: every archive of \(census.source) reads and upgrades"
-                    : "check failed: \(census.failed) of \(census.count) \(items) do not read or upgrade")
+                    ? "check passed: every archive of \(source) reads and upgrades"
+                    : "check failed: \(census.failed) of \(census.count) \(census.items.rawValue) do not read or upgrade"
+            )
         }
-        return census.status
+        return ExitStatus(rawValue: census.exitStatus) ?? .failure
     }
 }

@@ -18,7 +18,7 @@ enum ArchiveSource: Sendable {
     ///
     /// - Throws: `UsageError`.
     init(_ arguments: ParsedArguments, context: ToolContext, filesOptional: Bool = false) throws {
-        let sqliteOnly: [OptionSpec] = [.table, .column, .key, .batchSize, .busyTimeout, .skipFailed]
+        let sqliteOnly: [OptionSpec] = [.table, .column, .key, .batchSize, .busyTimeout, .skipFailed, .shard]
         let fileOnly: [OptionSpec] = [.include, .outputFolder, .inPlace, .backup, .overwrite]
         let ndjson = arguments.flag(.ndjson)
         guard let file = arguments.value(.sqlite) else {
@@ -68,6 +68,12 @@ enum ArchiveSource: Sendable {
             location.busyTimeout = milliseconds
         }
         location.skipsFailed = arguments.flag(.skipFailed)
+        if let text = arguments.value(.shard) {
+            guard let shard = SQLiteColumn.Shard(text) else {
+                throw UsageError("'--shard' must be I/N, a part from 1 to N of N parts (2/4), not '\(text)'")
+            }
+            location.shard = shard
+        }
         self = .sqlite(location)
     }
 }

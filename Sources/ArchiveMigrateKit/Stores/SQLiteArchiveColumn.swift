@@ -43,6 +43,27 @@ public struct SQLiteArchiveColumn: Sendable {
     public var skipsFailedRows = false
     /// How long to wait for another connection's lock, in milliseconds.
     public var busyTimeout = 5_000
+    /// Only one part of the rows, by key order (`--shard I/N`): N processes, each given another
+    /// part, upgrade every row once between them. `nil` (the default) for every row.
+    public var shard: Shard?
+
+    /// Part ``index`` (from 1) of ``count`` parts of a table's rows by key order: the rows from
+    /// position `(index - 1) * rows / count` up to `index * rows / count`, their bounds found
+    /// when the column is opened. An upgrade changes no key, so the shards of a table no one adds
+    /// rows to meanwhile hold every row once, whenever each runs; run a shard again after an
+    /// interruption and it writes only the rows still old.
+    public struct Shard: Sendable, Equatable {
+        /// Which part, from 1.
+        public var index: Int
+        /// How many parts.
+        public var count: Int
+
+        /// Part `index` (from 1) of `count`.
+        public init(_ index: Int, of count: Int) {
+            self.index = index
+            self.count = count
+        }
+    }
 
     /// The archives in `column` of `table` in the database at `path`.
     public init(path: String, table: String, column: String) {
@@ -98,12 +119,39 @@ public struct SQLiteArchiveColumn: Sendable {
         try run(batch.engine, dryRun: true)
     }
 
-    private func run(_ engine: MigrationEngine, dryRun: Bool) throws -> Summary {
+    /// The census of the column (`inspect --sqlite … --rules`): every row read, counted by
+    /// format, document version and type version, and upgraded in memory with `batch`'s
+    /// catalog to count what an upgrade would change and which rows fail. Nothing is written.
+    ///
+    /// - Throws: What ``upgrade(with:)`` throws before any row is read.
+    public func census(with batch: ArchiveBatch) throws -> ArchiveCensus {
+        let pass = MigrationPass(catalog: batch.engine.catalog, options: MigrationOptions(recordsSteps: false))
+        do {
+            return try StoreCensus.take(
+                .sqlite(try location()), context: .library, pass: pass, document: batch.engine.options.document)
+        } catch let error as UsageError {
+            throw ArchiveError(.invalidValue, error.message)
+        }
+    }
+
+    private func location() throws -> SQLiteColumn.Location {
         var location = SQLiteColumn.Location(
             url: URL(fileURLWithPath: path), shownAs: path, table: table, column: column, keys: keyColumns)
         location.batchSize = max(1, rowsPerTransaction)
         location.busyTimeout = busyTimeout
         location.skipsFailed = skipsFailedRows
+        if let shard {
+            guard shard.count >= 1, (1...shard.count).contains(shard.index) else {
+                throw ArchiveError(
+                    .invalidValue, "shard \(shard.index) of \(shard.count): a part from 1 to the number of parts")
+            }
+            location.shard = SQLiteColumn.Shard(index: shard.index, count: shard.count)
+        }
+        return location
+    }
+
+    private func run(_ engine: MigrationEngine, dryRun: Bool) throws -> Summary {
+        let location = try location()
         let store: SQLiteColumn
         do {
             store = try SQLiteColumn(location, readOnly: dryRun)

@@ -151,8 +151,9 @@ struct SQLiteBatch {
         // The total is for the progress line alone, drawn only on a terminal: counting the rows
         // reads the whole table (10 ms for 100,000 small rows).
         let progress = ProgressLine(
-            total: context.console.errorIsTerminal ? try store.count() : nil, console: context.console)
-        let place = "\(store.table).\(store.column)"
+            total: context.console.errorIsTerminal ? try store.shardRowCount ?? store.count() : nil,
+            console: context.console)
+        let place = "\(store.table).\(store.column)" + (location.shard.map { " (shard \($0))" } ?? "")
         // Only the JSON report lists each row, with its name and its migration report.
         let keepsReports = report.format == .json
         let tally = Self.migrateRows(of: store, location: location, engine: engine, dryRun: dryRun) { outcome in

@@ -43,6 +43,36 @@ final class SQLiteColumn {
         var busyTimeout = defaultBusyTimeout
         /// `--skip-failed`.
         var skipsFailed = false
+        /// `--shard I/N`: only the rows of that part of the key order.
+        var shard: Shard?
+    }
+
+    /// One of `count` parts of a table's rows, by their place in key order (`--shard 2/4`): part
+    /// `index` (from 1) holds the rows from position `(index - 1) * rows / count` up to
+    /// `index * rows / count`. Its bounds are keys, found when the column is opened; an upgrade
+    /// changes no key, so every shard of a table no one adds rows to finds the same bounds, and
+    /// the shards hold every row once.
+    struct Shard: Sendable, Equatable, CustomStringConvertible {
+        var index: Int
+        var count: Int
+
+        /// `2/4`.
+        var description: String { "\(index)/\(count)" }
+
+        /// Reads `I/N`, 1 ≤ I ≤ N.
+        init?(_ text: String) {
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
+                (1...count).contains(index)
+            else { return nil }
+            self.index = index
+            self.count = count
+        }
+
+        init(index: Int, count: Int) {
+            self.index = index
+            self.count = count
+        }
     }
 
     /// A row's key: its rowid, or the values of its `--key` columns.
@@ -94,6 +124,13 @@ final class SQLiteColumn {
     private let follows: SQLiteStatement?
     /// The `UPDATE` of a window's key range, and what it writes.
     private var update: SQLiteStatement?
+    /// With `--shard`: the last key before the shard (`nil`: from the first row), the shard's
+    /// last key (`nil`: to the last row), and whether it holds no row.
+    private var shardBounds: (after: Key?, through: Key?, isEmpty: Bool)?
+    /// With `--shard`: the statements that read the shard's rows only (`… AND (key) <= (?)`).
+    private var selectThrough: (first: SQLiteStatement, after: SQLiteStatement)?
+    /// With `--shard`: how many rows it had when it was opened.
+    private(set) var shardRowCount: Int?
     private var pending: PendingWrites?
     /// The bytes the last window read into its shared buffer.
     private var sharedCapacity = 1 << 16
@@ -175,6 +212,24 @@ final class SQLiteColumn {
                 "SELECT (\(collated.joined(separator: ", "))) > (\(later.joined(separator: ", ")))",
                 purpose: "compare keys of \(table)")
         }
+        if let shard = location.shard {
+            let count = try self.count()
+            let firstPosition = (shard.index - 1) * count / shard.count
+            let lastPosition = shard.index * count / shard.count  // one past the shard's last row
+            let after = firstPosition == 0 ? nil : try key(atPosition: firstPosition - 1, shard: shard)
+            let through = lastPosition == count ? nil : try key(atPosition: lastPosition - 1, shard: shard)
+            shardBounds = (after, lastPosition == 0 ? nil : through, firstPosition == lastPosition)
+            shardRowCount = lastPosition - firstPosition
+            if through != nil {
+                let bound = "(\(keyList)) <= (\(placeholders))"
+                selectThrough = (
+                    try database.prepare("\(base) WHERE \(bound) \(order)", purpose: "read \(table).\(self.column)"),
+                    try database.prepare(
+                        "\(base) WHERE (\(keyList)) > (\(placeholders)) AND \(bound) \(order)",
+                        purpose: "read \(table).\(self.column)")
+                )
+            }
+        }
         if !readOnly {
             let pending = PendingWrites(byRowid: byRowid, keyNames: keyNames)
             try database.createFunction(PendingWrites.pendingName, arguments: keyExpressions.count, pending.isPending)
@@ -188,6 +243,30 @@ final class SQLiteColumn {
                 purpose: "write \(table).\(self.column)")
             self.pending = pending
         }
+    }
+
+    /// The key of the row at `position` (from 0) in key order, a bound of `shard`.
+    ///
+    /// - Throws: `UsageError` when it holds NULL (a NULL compares with nothing, so it bounds no
+    ///   range), or when the row is gone.
+    private func key(atPosition position: Int, shard: Shard) throws -> Key {
+        let keyList = keyExpressions.joined(separator: ", ")
+        let statement = try database.prepare(
+            "SELECT \(keyList) FROM \(SQLiteDatabase.quoted(table)) ORDER BY \(keyList) LIMIT 1 OFFSET ?",
+            purpose: "find the bounds of shard \(shard) of \(table)")
+        defer { statement.reset() }
+        try statement.bind([.integer(Int64(position))])
+        guard try statement.step() else {
+            throw ArchiveError(.io, "\(database.shownAs): \(table) lost rows while shard \(shard) was found")
+        }
+        let width = Int32(keyExpressions.count)
+        let key = byRowid ? Key.rowid(statement.integer(at: 0)) : .columns((0..<width).map { statement.value(at: $0) })
+        guard !key.holdsNull else {
+            throw UsageError(
+                "'--shard \(shard)': the row at the shard's bound has a key holding NULL (\(describe(key))), which "
+                    + "bounds no range; give --key columns that hold no NULL")
+        }
+        return key
     }
 
     /// How many rows the table has.
@@ -209,9 +288,18 @@ final class SQLiteColumn {
     ///   does not come after the one before it (or after `key`), or more rows than asked for: the
     ///   database is damaged, and the error says what SQLite's check of the file finds.
     func rows(after key: Key?, limit: Int, byteLimit: Int, sharingBuffer: Bool = false) throws -> [Row] {
-        let statement = key == nil ? select : selectAfter
+        if shardBounds?.isEmpty == true { return [] }
+        // A shard starts after the key before it, and ends at its own last key.
+        let key = key ?? shardBounds?.after
+        let statement: SQLiteStatement
+        if let selectThrough {
+            statement = key == nil ? selectThrough.first : selectThrough.after
+        } else {
+            statement = key == nil ? select : selectAfter
+        }
         defer { statement.reset() }
-        try statement.bind((key?.values ?? []) + [.integer(Int64(limit))])
+        try statement.bind(
+            (key?.values ?? []) + (shardBounds?.through?.values ?? []) + [.integer(Int64(limit))])
         var rows: [Row] = []
         var previous = key
         var bytes = 0
