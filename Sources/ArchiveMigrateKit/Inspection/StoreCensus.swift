@@ -32,12 +32,12 @@ struct StoreCensus {
 
     /// Reads every record of `next` (a window at a time) and counts it.
     static func take(
-        source: String, items: ArchiveCensus.Items, windows next: () throws -> [Record]?, pass: MigrationPass?,
-        document: String?, progress: ProgressLine
+        source: String, items: ArchiveCensus.Items, windows next: () throws -> [Record]?, engine: MigrationEngine?,
+        progress: ProgressLine
     ) throws -> ArchiveCensus {
-        var taker = StoreCensus(census: ArchiveCensus(items: items, source: source, withRules: pass != nil))
+        var taker = StoreCensus(census: ArchiveCensus(items: items, source: source, withRules: engine != nil))
         while let records = try next() {
-            let findings = Parallel.map(records) { record in examine(record, pass: pass, document: document) }
+            let findings = Parallel.map(records) { record in examine(record, engine: engine) }
             for finding in findings {
                 taker.add(finding)
                 progress.advance(changed: finding.wouldChange, failed: finding.error != nil)
@@ -47,7 +47,10 @@ struct StoreCensus {
         return taker.census
     }
 
-    static func examine(_ record: Record, pass: MigrationPass?, document: String?) -> Finding {
+    /// What one archive adds: its format, document and types as read, and — given an engine —
+    /// what `upgrade` does to it, through the same engine: its document chain, its changes and
+    /// its errors (a plain document no chain applies to fails here as it fails there).
+    static func examine(_ record: Record, engine: MigrationEngine?) -> Finding {
         var finding = Finding(name: record.name)
         guard let bytes = record.bytes else {
             finding.isEmpty = true
@@ -65,14 +68,13 @@ struct StoreCensus {
                 finding.document = "(no envelope)"
             }
             finding.types = typeCounts(read.tree)
-            if let pass {
-                var tree = read.tree
-                let report = try pass.upgrade(&tree, document: document)
-                finding.wouldChange = report.changedTree
-                if let entry = report.document {
+            if let engine {
+                let outcome = try engine.migrate(bytes)
+                finding.wouldChange = outcome.changed
+                if let entry = outcome.report?.document {
                     finding.plan["document \(entry.name) v\(entry.fromVersion) → v\(entry.toVersion)"] = 1
                 }
-                for count in report.counts {
+                for count in outcome.report?.counts ?? [] {
                     finding.plan["\(count.typeName) v\(count.fromVersion) → v\(count.toVersion)", default: 0] +=
                         count.count
                 }
@@ -127,7 +129,7 @@ struct StoreCensus {
 extension StoreCensus {
     /// Takes the census of the store `source` names, for `inspect` and `check`.
     static func take(
-        _ source: ArchiveSource, context: ToolContext, pass: MigrationPass?, document: String?, firstLine: Int = 1
+        _ source: ArchiveSource, context: ToolContext, engine: MigrationEngine?, firstLine: Int = 1
     ) throws -> ArchiveCensus {
         switch source {
         case .files:
@@ -158,7 +160,7 @@ extension StoreCensus {
                             return Record(name: "line \(number)", shownAs: shownAs, bytes: Data([0]), line: number)
                         }
                     }
-                }, pass: pass, document: document, progress: ProgressLine(total: nil, console: context.console))
+                }, engine: engine, progress: ProgressLine(total: nil, console: context.console))
         case .sqlite(let location):
             let store = try SQLiteColumn(location, readOnly: true)
             let place = "\(store.table).\(store.column)"
@@ -181,7 +183,7 @@ extension StoreCensus {
                             return Record(name: name, shownAs: shownAs, bytes: Data(row.value.literal.utf8))
                         }
                     }
-                }, pass: pass, document: document,
+                }, engine: engine,
                 progress: ProgressLine(
                     total: context.console.errorIsTerminal ? try store.shardRowCount ?? store.count() : nil,
                     console: context.console))
@@ -197,12 +199,10 @@ extension StoreCensus {
         _ source: ArchiveSource, arguments: ParsedArguments, format: OutputFormat, context: ToolContext
     ) throws -> ExitStatus {
         let registry = try context.registry(rules: arguments.all(.rules))
-        let pass =
-            registry.catalog.isEmpty
-            ? nil : MigrationPass(catalog: registry.catalog, options: MigrationOptions(recordsSteps: false))
+        let engine =
+            try registry.catalog.isEmpty ? nil : censusEngine(registry.catalog, document: arguments.value(.document))
         let census = try take(
-            source, context: context, pass: pass, document: arguments.value(.document),
-            firstLine: try firstLine(arguments, source: source))
+            source, context: context, engine: engine, firstLine: try firstLine(arguments, source: source))
         try print(census, format: format, context: context)
         return ExitStatus(rawValue: census.exitStatus) ?? .failure
     }
@@ -232,6 +232,15 @@ extension StoreCensus {
         }
     }
 
+    /// The engine a census upgrades each archive with in memory: `upgrade`'s, counting what it
+    /// migrates.
+    static func censusEngine(_ catalog: MigrationCatalog, document: String?) throws -> MigrationEngine {
+        var options = MigrationEngine.Options()
+        options.document = document
+        options.reporting = .counts
+        return try MigrationEngine(catalog: catalog, options: options)
+    }
+
     /// `--first-line N`: the number of the first line of `--ndjson` input (a part of a larger
     /// file), so that failures are named by their line in the whole.
     static func firstLine(_ arguments: ParsedArguments, source: ArchiveSource) throws -> Int {
@@ -253,8 +262,7 @@ extension StoreCensus {
         guard !registry.catalog.isEmpty else {
             throw UsageError("no migration chains: give a rules file with '--rules <file>'")
         }
-        let pass = MigrationPass(catalog: registry.catalog, options: MigrationOptions(recordsSteps: false))
-        let census = try take(source, context: context, pass: pass, document: nil)
+        let census = try take(source, context: context, engine: try censusEngine(registry.catalog, document: nil))
         let source = census.sources.joined(separator: ", ")
         switch format {
         case .json:

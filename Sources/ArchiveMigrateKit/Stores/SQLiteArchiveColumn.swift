@@ -125,10 +125,9 @@ public struct SQLiteArchiveColumn: Sendable {
     ///
     /// - Throws: What ``upgrade(with:)`` throws before any row is read.
     public func census(with batch: ArchiveBatch) throws -> ArchiveCensus {
-        let pass = MigrationPass(catalog: batch.engine.catalog, options: MigrationOptions(recordsSteps: false))
+        let engine = try StoreCensus.censusEngine(batch.engine.catalog, document: batch.engine.options.document)
         do {
-            return try StoreCensus.take(
-                .sqlite(try location()), context: .library, pass: pass, document: batch.engine.options.document)
+            return try StoreCensus.take(.sqlite(try location()), context: .library, engine: engine)
         } catch let error as UsageError {
             throw ArchiveError(.invalidValue, error.message)
         }

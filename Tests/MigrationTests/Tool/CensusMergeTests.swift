@@ -34,7 +34,8 @@ struct CensusMergeTests {
         let run = try ToolProcess.run(
             ["inspect", "--ndjson", "--rules", rules, "--format", "json", "--first-line", String(firstLine)],
             standardInput: input)
-        #expect(run.status == 1, "\(run.standardError)")
+        #expect(run.status == (try ArchiveCensus(json: run.standardOutput)).exitStatus, "\(run.standardError)")
+        #expect(run.status != 0)
         return run.standardOutput
     }
 
@@ -87,5 +88,24 @@ struct CensusMergeTests {
         #expect(run.standardError.contains("not a census"), "\(run.standardError)")
         let misplaced = try ToolProcess.run(["inspect", "x.json", "--first-line", "3"], in: scratch.url)
         #expect(misplaced.status == 2 && misplaced.standardError.contains("'--first-line' goes with '--ndjson'"))
+    }
+
+    @Test("the census fails exactly the lines upgrade fails, with the same codes (a plain document no chain takes too)")
+    func censusAgreesWithUpgrade() throws {
+        var lines = try Array(Self.lines().prefix(12))
+        lines[1] = #"{"title": "a plain object no document chain applies to"}"#
+        lines[2] = "<plist><dict/></plist>"
+        lines[4] = lines[0].replacingOccurrences(of: #""documentVersion":1"#, with: #""documentVersion":9"#)
+        let input = Data((lines.joined(separator: "\n") + "\n").utf8)
+        let upgrade = try ToolProcess.run(["upgrade", "--ndjson", "--rules", Self.rules], standardInput: input)
+        var failed: [String: String] = [:]
+        for (index, line) in upgrade.output.split(separator: "\n").enumerated() where line.hasPrefix(#"{"$error""#) {
+            let record = try ArchiveFormat.json.read(Data(line.utf8), options: ArchiveReadingOptions(markup: .plain))
+            failed["line \(index + 1)"] = record["$error"]?["code"]?.stringValue
+        }
+        #expect(failed.count >= 5, "\(failed)")
+        let census = try ArchiveCensus(json: try Self.census(lines[...], firstLine: 1))
+        #expect(Dictionary(uniqueKeysWithValues: census.failures.map { ($0.name, $0.code) }) == failed)
+        #expect(census.failed == failed.count)
     }
 }
