@@ -76,6 +76,75 @@ struct KeyListRuleTests {
         #expect(merged["all"]?.stringValue?.utf8.count == 2 * keys.count - 1)
     }
 
+    @Test(
+        "a large dictionary finds a list of keys (in order, shuffled, absent, repeated) where a look-up of each does",
+        arguments: 0..<20)
+    func positionsOfKeys(seed: Int) {
+        var generator = Generator(state: UInt64(seed) &* 104_729 &+ 1)
+        let count = [5, 40, 3_000][seed % 3]
+        var entries = (0..<count).map { ArchiveDictionary.Entry(key: "k\($0)", value: .int(Int64($0))) }
+        if seed % 4 == 3 {
+            // A repeated key, as a reader builds a dictionary before rejecting it.
+            entries.append(ArchiveDictionary.Entry(key: "k\(generator.next(count))", value: nil))
+        }
+        let dictionary = ArchiveDictionary(uniqueStoredEntries: entries)
+        var keys = (0..<count).map { "k\($0)" }
+        for position in keys.indices where generator.next(5) == 0 {
+            keys[position] = generator.next(2) == 0 ? "absent\(position)" : keys[generator.next(count)]
+        }
+        if seed % 2 == 1 {
+            for position in keys.indices.reversed() { keys.swapAt(position, generator.next(position + 1)) }
+        }
+        let expected = keys.map { dictionary.index(forKey: $0) ?? -1 }
+        #expect(dictionary.positions(ofKeys: keys) == expected)
+    }
+
+    @Test("nest, hoist and merge of many keys listed in any order, some absent or twice, do what they do on a few")
+    func manyKeysInAnyOrder() throws {
+        var generator = Generator(state: 31)
+        let names = (0..<5_000).map { "f\($0)" }
+        var fields = ArchiveDictionary(names.enumerated().map { ($1, .string("v\($0)")) })
+        fields.insert(.dictionary(["inner": 1]), forKey: "box", at: 2_500)
+        var listed = names.filter { _ in generator.next(3) != 0 }
+        for position in listed.indices.reversed() { listed.swapAt(position, generator.next(position + 1)) }
+        listed.insert("missing", at: 10)
+        listed.append(listed[20])
+        var present: [String] = []
+        for key in listed where fields[key] != nil && !present.contains(key) { present.append(key) }
+        let presentSet = Set(present)
+
+        // Into a new container, in the place of the first key listed.
+        let nested = try applying(.nest(listed, into: "group"), to: fields)
+        let first = try #require(fields.keys.firstIndex(of: present[0]))
+        var expectedKeys = fields.keys.enumerated().filter { !presentSet.contains($1) || $0 == first }.map(\.1)
+        expectedKeys[expectedKeys.firstIndex(of: present[0]) ?? 0] = "group"
+        #expect(nested.keys == expectedKeys)
+        #expect(nested["group"]?.keyedEntries?.keys == present)
+        #expect(present.allSatisfy { nested["group"]?.keyedEntries?[$0] == fields[$0] })
+
+        // Into an existing one, at its end; and back out, in front of it.
+        let boxed = try applying(.nest(listed, into: "box"), to: fields)
+        #expect(boxed["box"]?.keyedEntries?.keys == ["inner"] + present)
+        let hoisted = try applying(.hoist(listed, from: "box"), to: boxed)
+        let box = try #require(hoisted.keys.firstIndex(of: "box"))
+        #expect(Array(hoisted.keys[box - present.count..<box]) == present)
+        #expect(hoisted["box"]?.keyedEntries?.keys == ["inner"])
+        #expect(Set(hoisted.keys) == Set(fields.keys))
+
+        // A hoist whose key is already outside is refused, naming the first such key listed.
+        var crowded = boxed
+        crowded[present[7]] = 0
+        crowded[present[5]] = 0
+        let clash = archiveError { _ = try applying(.hoist(listed, from: "box"), to: crowded) }
+        #expect(clash?.message == "the key '\(present[5])' already exists")
+
+        // A merge joins the parts in the order listed, a part listed twice twice.
+        let merged = try applying(.merge(listed, into: "all", separator: " "), to: fields)
+        let texts = listed.compactMap { fields[$0]?.stringValue }
+        #expect(merged["all"]?.stringValue == texts.joined(separator: " "))
+        #expect(merged.count == fields.count - present.count + 1)
+    }
+
     // MARK: Runs of move and remove rules
 
     /// A deterministic generator for the comparison below.

@@ -181,34 +181,30 @@ extension MigrationRule {
         // The positions of the keys to move, in the order given.
         var moved: [Int] = []
         var isMoved = [Bool](repeating: false, count: target.fields.count)
-        for key in keys where !key.hasSameScalars(as: container) {
-            guard let index = target.fields.index(forKey: key), !isMoved[index] else { continue }
+        for (key, index) in zip(keys, target.fields.positions(ofKeys: keys))
+        where index >= 0 && !isMoved[index] && !key.hasSameScalars(as: container) {
             isMoved[index] = true
             moved.append(index)
         }
         guard let first = moved.first else { return }
         if let existing = containerIndex {
             // An existing container takes them at its end; none of them may be there already.
-            let inner = target.fields.entries[existing].value.keyedEntries
-            for index in moved where inner?.index(forKey: target.fields.entries[index].key) != nil {
-                throw ArchiveError(
-                    .migrationFailed, "the key '\(container).\(target.fields.entries[index].key)' already exists",
-                    path: target.path)
+            if let inner = target.fields.entries[existing].value.keyedEntries {
+                let movedKeys = moved.map { target.fields.entries[$0].key }
+                if let clash = zip(movedKeys, inner.positions(ofKeys: movedKeys)).first(where: { $0.1 >= 0 }) {
+                    throw ArchiveError(
+                        .migrationFailed, "the key '\(container).\(clash.0)' already exists", path: target.path)
+                }
             }
             let entries = moved.map { target.fields.takeEntry(at: $0) }
             target.fields.entries[existing].value.modifyKeyedEntries { inner in
-                inner.reserveCapacity(inner.count + entries.count)
-                for entry in entries { inner.appendUnchecked(entry.value, forKey: entry.key) }
+                inner.appendUnchecked(contentsOf: entries)
             }
             target.fields.removeEntries(at: moved)
             return
         }
         // A new container takes the first moved key's place (a null one is replaced).
-        var inner = ArchiveDictionary(minimumCapacity: moved.count)
-        for index in moved {
-            let entry = target.fields.takeEntry(at: index)
-            inner.appendUnchecked(entry.value, forKey: entry.key)
-        }
+        let inner = ArchiveDictionary(uniqueStoredEntries: moved.map { target.fields.takeEntry(at: $0) })
         let removed = Array(moved.dropFirst()) + (nullContainer.map { [$0] } ?? [])
         let place = first - removed.lazy.filter { $0 < first }.count
         target.fields.removeEntries(at: removed)
@@ -236,15 +232,15 @@ extension MigrationRule {
         // The positions of the keys to move inside the container, in the order given.
         var moved: [Int] = []
         var isMoved = [Bool](repeating: false, count: inner.count)
-        for key in keys {
-            guard let index = inner.index(forKey: key), !isMoved[index] else { continue }
-            if target.fields.index(forKey: key) != nil {
-                throw ArchiveError(.migrationFailed, "the key '\(key)' already exists", path: target.path)
-            }
+        for index in inner.positions(ofKeys: keys) where index >= 0 && !isMoved[index] {
             isMoved[index] = true
             moved.append(index)
         }
         guard !moved.isEmpty else { return }
+        let movedKeys = moved.map { inner.entries[$0].key }
+        if let clash = zip(movedKeys, target.fields.positions(ofKeys: movedKeys)).first(where: { $0.1 >= 0 }) {
+            throw ArchiveError(.migrationFailed, "the key '\(clash.0)' already exists", path: target.path)
+        }
         let entries = target.fields.entries[containerIndex].value.modifyKeyedEntries { inner in
             let entries = moved.map { inner.takeEntry(at: $0) }
             inner.removeEntries(at: moved)
@@ -317,8 +313,8 @@ extension MigrationRule {
         var values: [ArchiveValue] = []
         indices.reserveCapacity(parts.count)
         values.reserveCapacity(parts.count)
-        for part in parts {
-            if let index = target.fields.index(forKey: part) {
+        for index in target.fields.positions(ofKeys: parts) {
+            if index >= 0 {
                 indices.append(index)
                 values.append(target.fields.entries[index].value)
             } else {

@@ -215,9 +215,7 @@ extension ArchiveDictionary {
             return
         }
         let index = KeyIndex(size: KeyIndex.size(for: sized))
-        for position in 0..<count {
-            index.insert(position, in: entries)
-        }
+        index.insertAll(of: entries)
         keyIndex = index
     }
 
@@ -414,6 +412,34 @@ extension KeyIndex {
         }
     }
 
+    /// Indexes every entry of `entries` into this empty table, a group at a time (see
+    /// ``startGroup(count:hashes:homes:key:)``): a table larger than the caches then fills at
+    /// the same cost per key as a small one, where one insert after another waits for memory at
+    /// each. A repeated key keeps its first entry's slot and is recorded, as ``insert(_:in:)``
+    /// does.
+    func insertAll(of entries: [ArchiveDictionary.Entry]) {
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.groupSize) { hashes in
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.groupSize) { homes in
+                guard let hashes = hashes.baseAddress, let homes = homes.baseAddress else { return }
+                var start = 0
+                while start < entries.count {
+                    let members = Swift.min(Self.groupSize, entries.count - start)
+                    startGroup(count: members, hashes: hashes, homes: homes) { entries[start + $0].key }
+                    for member in 0..<members {
+                        let position = start + member
+                        if insertIfAbsent(
+                            entries[position].key, hash: hashes[member], homeSlot: homes[member], at: position,
+                            in: entries) != nil, firstDuplicate == nil
+                        {
+                            firstDuplicate = position
+                        }
+                    }
+                    start += members
+                }
+            }
+        }
+    }
+
     /// Indexes `key` (hashed `hash`, its home slot read as `homeSlot` by
     /// ``startGroup(count:hashes:homes:key:)``), about to be appended to `entries` at
     /// `position`, unless it is there already: its position then, else `nil`. The table must
@@ -440,6 +466,47 @@ extension KeyIndex {
 }
 
 extension ArchiveDictionary {
+    /// The position of each of `keys` (`-1` for a key that is not there), as
+    /// ``index(forKey:)`` would give them one by one, for a rule that takes a list of keys.
+    ///
+    /// Each key is first tried at the position after the last one found, so that keys listed in
+    /// the dictionary's order cost one comparison each; the others are looked up through the
+    /// index a group at a time (see `KeyIndex.positions(ofGroup:key:in:into:)`), so that each
+    /// key costs the same whatever the dictionary's size.
+    package func positions(ofKeys keys: [String]) -> [Int] {
+        var positions = [Int](repeating: -1, count: keys.count)
+        guard let keyIndex else {
+            // At most ``indexedCount`` entries: scanned from the start, so that a repeated key
+            // (input a reader rejects) is found at its first entry.
+            for (offset, key) in keys.enumerated() { positions[offset] = index(forKey: key) ?? -1 }
+            return positions
+        }
+        // The keys not where the order predicted, looked up a group at a time.
+        var pending: [Int] = []
+        pending.reserveCapacity(KeyIndex.groupSize)
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: KeyIndex.groupSize) { found in
+            guard let found = found.baseAddress else { return }
+            func lookUpPending() {
+                keyIndex.positions(ofGroup: pending.count, key: { keys[pending[$0]] }, in: entries, into: found)
+                for (member, offset) in pending.enumerated() { positions[offset] = found[member] }
+                pending.removeAll(keepingCapacity: true)
+            }
+            // With a repeated key (input a reader rejects), only the index knows which is first.
+            var next = keyIndex.firstDuplicate == nil ? 0 : entries.count
+            for (offset, key) in keys.enumerated() {
+                if next < entries.count && entries[next].key.hasSameScalars(as: key) {
+                    positions[offset] = next
+                    next += 1
+                    continue
+                }
+                pending.append(offset)
+                if pending.count == KeyIndex.groupSize { lookUpPending() }
+            }
+            if !pending.isEmpty { lookUpPending() }
+        }
+        return positions
+    }
+
     /// Appends, for each offset from 0 to `count - 1` whose `key(offset)` is not `nil`, that key
     /// with `value(offset)` unless the dictionary has it already (the same Unicode scalars),
     /// exactly as calling ``appendIfAbsent(_:forKey:)`` for each in turn would: a run of `add`

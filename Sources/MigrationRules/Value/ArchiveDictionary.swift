@@ -221,6 +221,19 @@ public struct ArchiveDictionary: Sendable {
         if keyIndex != nil || entries.count > Self.indexedCount { indexAppendedEntry() }
     }
 
+    /// Appends entries whose keys the caller knows to be new: when they are many beside the
+    /// dictionary, the index is built once for all of them, a group of keys at a time.
+    package mutating func appendUnchecked(contentsOf newEntries: [Entry]) {
+        let total = entries.count + newEntries.count
+        guard total > Self.indexedCount, newEntries.count * 4 > entries.count else {
+            entries.reserveCapacity(total)
+            for entry in newEntries { appendUnchecked(entry.value, forKey: entry.key) }
+            return
+        }
+        entries.append(contentsOf: newEntries)
+        rebuildKeyIndex()
+    }
+
     /// Removes the entry at `position` (a valid position) and returns it.
     @inlinable
     @discardableResult
