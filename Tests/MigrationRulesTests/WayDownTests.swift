@@ -73,6 +73,22 @@ enum BoardApp {
 struct WayDownTests {
     // MARK: The digest
 
+    @Test("SHA-256 fed in pieces of any size gives the digest of the whole message")
+    func sha256InPieces() {
+        var generator = SplitMix64(seed: 11)
+        for length in [0, 1, 55, 56, 63, 64, 65, 119, 120, 128, 1_000, 10_007] {
+            let message = (0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            var hash = SHA256()
+            var start = 0
+            while start < length {
+                let end = min(length, start + Int(generator.next() % 150))
+                hash.update(Array(message[start..<end]))
+                start = end
+            }
+            #expect(SHA256.hexadecimal(hash.finalize()) == SHA256.hexDigest(of: message), "\(length) bytes")
+        }
+    }
+
     @Test("SHA-256 gives the FIPS 180-4 test vectors, and the digest is that of the canonical bytes")
     func sha256() throws {
         #expect(

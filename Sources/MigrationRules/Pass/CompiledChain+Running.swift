@@ -14,7 +14,7 @@ extension CompiledChain {
             let index = version - oldestVersion
             target.version = version
             try charge(step: index, on: &target, archivedName, archivedVersion)
-            try run(steps[index].rules, on: &target, label: labels[index], archivedName, archivedVersion)
+            try run(steps[index].rules, on: &target, step: index, archivedName, archivedVersion)
             version += 1
         }
         target.version = to
@@ -32,18 +32,19 @@ extension CompiledChain {
         var version = from
         while version > to {
             let index = version - 1 - oldestVersion
-            guard let inverse = inverses[index] else {
+            guard let inverse = inverse(ofStep: index) else {
                 let rule = steps[index].irreversibleRule
                 throw ArchiveError(
                     .irreversibleStep,
                     "the step cannot be undone because the rule \(rule.map(\.description) ?? "?") has no inverse, "
                         + "so \(subject) cannot go down to v\(to)",
-                    path: target.path, typeName: archivedName, archivedVersion: archivedVersion, step: labels[index],
+                    path: target.path, typeName: archivedName, archivedVersion: archivedVersion,
+                    step: label(ofStep: index),
                     rule: rule?.description)
             }
             target.version = version
             try charge(step: index, on: &target, archivedName, archivedVersion)
-            try run(inverse.rules, on: &target, label: labels[index], archivedName, archivedVersion)
+            try run(inverse.rules, on: &target, step: index, archivedName, archivedVersion)
             version -= 1
         }
         target.version = to
@@ -56,12 +57,13 @@ extension CompiledChain {
         do {
             try target.work.charge(RuleWork.stepBytes, at: target.path)
         } catch let error as ArchiveError {
-            throw error.adding(typeName: archivedName, archivedVersion: archivedVersion, step: labels[index])
+            throw error.adding(typeName: archivedName, archivedVersion: archivedVersion, step: label(ofStep: index))
         }
     }
 
+    /// Runs `rules`, of the step at `step` or its inverse; errors get that step's label.
     private func run(
-        _ rules: [MigrationRule], on target: inout MigrationTarget, label: String, _ archivedName: String?,
+        _ rules: [MigrationRule], on target: inout MigrationTarget, step: Int, _ archivedName: String?,
         _ archivedVersion: Int?
     ) throws {
         // Indices rather than `for rule in rules`: the rules are used in place, not copied.
@@ -77,7 +79,8 @@ extension CompiledChain {
                     do {
                         try Self.runOnEntryList(rules[index..<end], on: &target)
                     } catch let error as ArchiveError {
-                        throw error.adding(typeName: archivedName, archivedVersion: archivedVersion, step: label)
+                        throw error.adding(
+                            typeName: archivedName, archivedVersion: archivedVersion, step: label(ofStep: step))
                     }
                     index = end
                     continue
@@ -92,7 +95,8 @@ extension CompiledChain {
                     do {
                         try target.work.charge(rules[index..<end].reduce(0) { $0 &+ $1.work }, at: target.path)
                     } catch let error as ArchiveError {
-                        throw error.adding(typeName: archivedName, archivedVersion: archivedVersion, step: label)
+                        throw error.adding(
+                            typeName: archivedName, archivedVersion: archivedVersion, step: label(ofStep: step))
                     }
                     let first = index
                     target.fields.appendIfAbsent(
@@ -112,7 +116,7 @@ extension CompiledChain {
             do {
                 try rules[index].apply(to: &target)
             } catch let error as ArchiveError {
-                throw error.adding(typeName: archivedName, archivedVersion: archivedVersion, step: label)
+                throw error.adding(typeName: archivedName, archivedVersion: archivedVersion, step: label(ofStep: step))
             }
             index += 1
         }

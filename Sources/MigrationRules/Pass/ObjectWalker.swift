@@ -387,7 +387,7 @@ struct ObjectWalker {
         throw ArchiveError(
             .missingMigration,
             "the archive says v\(chain.currentVersion), the current version, but the object holds '\(source)' and no "
-                + "'\(destination)', the keys of v\(step.from) that the step \(chain.labels[chain.steps.count - 1]) "
+                + "'\(destination)', the keys of v\(step.from) that the step \(chain.label(ofStep: chain.steps.count - 1)) "
                 + "moves: the rules' versions do not match the archive's. If "
                 + "the app wrote this layout at v\(chain.currentVersion), the step belongs at v\(chain.currentVersion) → "
                 + "v\(chain.currentVersion + 1)",

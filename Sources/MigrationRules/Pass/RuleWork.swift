@@ -94,49 +94,57 @@ extension ArchiveValue {
     /// for the native strings the readers make.
     func workBytes(depth: Int = .max) -> Int {
         var total = 0
-        var pending: [(value: ArchiveValue, depth: Int)] = [(self, 0)]
-        while let (value, level) = pending.popLast() {
+        // The containers being read, each with the position of its next child: a stack as deep
+        // as the tree, where a stack of every child not yet read would be as wide as it.
+        var stack: [(children: WorkChildren, next: Int, depth: Int)] = []
+        func visit(_ value: ArchiveValue, level: Int) {
             total &+= 9
             switch value {
             case .null, .bool, .int, .uint, .double, .date, .reference:
-                continue
+                return
             case .string(let text):
                 total &+= text.utf8.count
             case .data(let data):
                 total &+= data.count
             case .array(let elements):
-                guard level < depth else { continue }
-                for element in elements {
-                    if element.isContainer {
-                        pending.append((element, level + 1))
-                    } else {
-                        total &+= element.scalarWorkBytes
-                    }
-                }
+                if level < depth && !elements.isEmpty { stack.append((.elements(elements), 0, level)) }
             case .dictionary(let entries):
-                guard level < depth else { continue }
-                Self.addWorkBytes(of: entries, level: level, to: &total, pending: &pending)
+                if level < depth && !entries.isEmpty { stack.append((.entries(entries.entries), 0, level)) }
             case .object(let object):
                 total &+= 27 &+ object.typeName.utf8.count
-                guard level < depth else { continue }
-                Self.addWorkBytes(of: object.fields, level: level, to: &total, pending: &pending)
+                if level < depth && !object.fields.isEmpty {
+                    stack.append((.entries(object.fields.entries), 0, level))
+                }
+            }
+        }
+        visit(self, level: 0)
+        while let top = stack.indices.last {
+            let position = stack[top].next
+            let level = stack[top].depth + 1
+            let child: ArchiveValue
+            switch stack[top].children {
+            case .elements(let elements):
+                guard position < elements.count else {
+                    stack.removeLast()
+                    continue
+                }
+                child = elements[position]
+            case .entries(let entries):
+                guard position < entries.count else {
+                    stack.removeLast()
+                    continue
+                }
+                total &+= entries[position].key.workBytes
+                child = entries[position].value
+            }
+            stack[top].next = position + 1
+            if child.isContainer {
+                visit(child, level: level)
+            } else {
+                total &+= child.scalarWorkBytes
             }
         }
         return total
-    }
-
-    private static func addWorkBytes(
-        of entries: ArchiveDictionary, level: Int, to total: inout Int,
-        pending: inout [(value: ArchiveValue, depth: Int)]
-    ) {
-        for entry in entries.entries {
-            total &+= entry.key.workBytes
-            if entry.value.isContainer {
-                pending.append((entry.value, level + 1))
-            } else {
-                total &+= entry.value.scalarWorkBytes
-            }
-        }
     }
 
     /// ``workBytes(depth:)`` of a value that is not a container: 9, and a string's or data
@@ -153,4 +161,10 @@ extension ArchiveValue {
 extension String {
     /// The bytes a rule's work counts for a key or name it holds: 9 and its UTF-8 bytes.
     var workBytes: Int { 9 &+ utf8.count }
+}
+
+/// The children of a container ``ArchiveValue/workBytes(depth:)`` is reading.
+private enum WorkChildren {
+    case elements([ArchiveValue])
+    case entries([ArchiveDictionary.Entry])
 }

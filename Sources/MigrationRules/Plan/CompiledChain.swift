@@ -17,12 +17,10 @@ final class CompiledChain: Sendable {
     /// computes (`version - oldestVersion` for a version in `oldestVersion...currentVersion`) is
     /// an index into `steps` (or `steps.count`), whatever the versions are.
     let steps: [MigrationStep]
-    /// The inverse of each step, `nil` where a rule is irreversible.
-    let inverses: [MigrationStep?]
-    /// `Circle v1 → v2`, per step.
-    let labels: [String]
-    /// The step names reports show, per step.
-    let stepNames: [String]
+    /// The inverse of each step, `nil` where a rule is irreversible; empty when every step
+    /// carries its ``MigrationStep/inverseRules`` (a way down's), whose inverses are made when
+    /// needed (``inverse(ofStep:)``).
+    private let inverses: [MigrationStep?]
     /// For documents: the keys of the version path.
     let versionKeys: [String]
     /// Per step: whether its rules only move keys (``FieldLayout``).
@@ -120,7 +118,8 @@ final class CompiledChain: Sendable {
                     : "unversionedVersion v\(unversionedVersion) is older than the oldest version the steps start at "
                         + "(v\(oldest))")
         }
-        let sorted = order.map { steps[$0] }
+        // Steps given in order (as rules files and way downs have them) share the caller's array.
+        let sorted = order.elementsEqual(steps.indices) ? steps : order.map { steps[$0] }
         self.name = name
         self.subject = subject
         self.isDocument = isDocument
@@ -128,9 +127,7 @@ final class CompiledChain: Sendable {
         self.oldestVersion = oldest
         self.unversionedVersion = unversionedVersion
         self.steps = sorted
-        self.inverses = sorted.map(\.inverse)
-        self.labels = sorted.map { $0.label(subject: subject) }
-        self.stepNames = sorted.map(\.displayName)
+        self.inverses = sorted.allSatisfy { $0.inverseRules != nil } ? [] : sorted.map(\.inverse)
         self.versionKeys = versionKeys
         self.keyMovingSteps = sorted.map { $0.rules.allSatisfy { CompiledChain.ruleMovesKeysOnly($0) } }
         self.lastStepMoves = isDocument ? [] : (sorted.last?.rules.flatMap(\.movedKeyPaths) ?? [])
@@ -175,9 +172,21 @@ final class CompiledChain: Sendable {
         return archiveNames[version - oldestVersion]
     }
 
+    /// The inverse of the step at `index` of ``steps``, `nil` where a rule is irreversible.
+    func inverse(ofStep index: Int) -> MigrationStep? {
+        if inverses.isEmpty { return steps[index].inverse }
+        return inverses[index]
+    }
+
+    /// `Circle v1 → v2 (split points)`: how errors name the step at `index` of ``steps``. Made
+    /// when asked for, as the names below: a chain of many steps does not hold a string per step.
+    func label(ofStep index: Int) -> String {
+        steps[index].label(subject: subject)
+    }
+
     /// The names of the steps from `from` to `to` (either direction), for reports.
     func stepNames(from: Int, to: Int) -> [String] {
-        if from < to { return Array(stepNames[(from - oldestVersion)..<(to - oldestVersion)]) }
-        return (to..<from).reversed().map { stepNames[$0 - oldestVersion] }
+        if from < to { return steps[(from - oldestVersion)..<(to - oldestVersion)].map(\.displayName) }
+        return (to..<from).reversed().map { steps[$0 - oldestVersion].displayName }
     }
 }

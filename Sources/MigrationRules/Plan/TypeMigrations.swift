@@ -59,7 +59,8 @@ public struct TypeMigrations: Sendable {
     public var allNames: [String] {
         var names: [String] = []
         var seen = Set<String>()
-        let renamed = steps.sorted { $0.from < $1.from }.flatMap { $0.rules.flatMap(\.renamedTypeNames) }
+        let order = steps.indices.sorted { steps[$0].from < steps[$1].from }
+        let renamed = order.flatMap { steps[$0].rules.flatMap(\.renamedTypeNames) }
         for name in [typeName] + aliases + renamed where seen.insert(name).inserted {
             names.append(name)
         }

@@ -196,7 +196,7 @@ extension MigrationRule {
                         .migrationFailed, "the key '\(container).\(clash.0)' already exists", path: target.path)
                 }
             }
-            let entries = moved.map { target.fields.takeEntry(at: $0) }
+            let entries = moved.map { target.fields.entries[$0] }
             target.fields.entries[existing].value.modifyKeyedEntries { inner in
                 inner.appendUnchecked(contentsOf: entries)
             }
@@ -204,7 +204,9 @@ extension MigrationRule {
             return
         }
         // A new container takes the first moved key's place (a null one is replaced).
-        let inner = ArchiveDictionary(uniqueStoredEntries: moved.map { target.fields.takeEntry(at: $0) })
+        // Read, not taken: taking a value out writes to the entries, which copies them all when
+        // another value shares them (the object a way down keeps to compare with).
+        let inner = ArchiveDictionary(uniqueStoredEntries: moved.map { target.fields.entries[$0] })
         let removed = Array(moved.dropFirst()) + (nullContainer.map { [$0] } ?? [])
         let place = first - removed.lazy.filter { $0 < first }.count
         target.fields.removeEntries(at: removed)
@@ -232,22 +234,20 @@ extension MigrationRule {
         // The positions of the keys to move inside the container, in the order given.
         var moved: [Int] = []
         var isMoved = [Bool](repeating: false, count: inner.count)
-        for index in inner.positions(ofKeys: keys) where index >= 0 && !isMoved[index] {
+        let outside = target.fields.positions(ofKeys: keys)
+        for (offset, index) in inner.positions(ofKeys: keys).enumerated() where index >= 0 && !isMoved[index] {
+            if outside[offset] >= 0 {
+                throw ArchiveError(.migrationFailed, "the key '\(keys[offset])' already exists", path: target.path)
+            }
             isMoved[index] = true
             moved.append(index)
         }
         guard !moved.isEmpty else { return }
-        let movedKeys = moved.map { inner.entries[$0].key }
-        if let clash = zip(movedKeys, target.fields.positions(ofKeys: movedKeys)).first(where: { $0.1 >= 0 }) {
-            throw ArchiveError(.migrationFailed, "the key '\(clash.0)' already exists", path: target.path)
-        }
-        let entries = target.fields.entries[containerIndex].value.modifyKeyedEntries { inner in
-            let entries = moved.map { inner.takeEntry(at: $0) }
-            inner.removeEntries(at: moved)
-            return entries
-        }
-        target.fields.replaceEntries(containerIndex..<containerIndex, with: entries ?? [])
+        // Read from the container as they are inserted (no array of them in between), then
+        // taken out of it.
+        target.fields.replaceEntries(containerIndex..<containerIndex, with: moved.lazy.map { inner.entries[$0] })
         let emptied = containerIndex + moved.count
+        target.fields.entries[emptied].value.modifyKeyedEntries { $0.removeEntries(at: moved) }
         if case .dictionary(let rest) = target.fields.entries[emptied].value, rest.isEmpty {
             target.fields.removeEntry(at: emptied)
         }

@@ -252,13 +252,26 @@ public struct ArchiveDictionary: Sendable {
             return
         }
         var isRemoved = [Bool](repeating: false, count: entries.count)
-        for position in positions { isRemoved[position] = true }
-        var kept = 0
-        for position in entries.indices where !isRemoved[position] {
-            if kept != position { entries.swapAt(kept, position) }
-            kept += 1
+        var removed = 0
+        for position in positions where !isRemoved[position] {
+            isRemoved[position] = true
+            removed += 1
         }
-        entries.removeSubrange(kept...)
+        if removed * 2 >= entries.count {
+            // Most of them: the rest in a new array, so that a dictionary whose entries another
+            // value shares (an object kept to compare) copies what stays, not what goes.
+            var rest: [Entry] = []
+            rest.reserveCapacity(entries.count - removed)
+            for position in entries.indices where !isRemoved[position] { rest.append(entries[position]) }
+            entries = rest
+        } else {
+            var kept = 0
+            for position in entries.indices where !isRemoved[position] {
+                if kept != position { entries.swapAt(kept, position) }
+                kept += 1
+            }
+            entries.removeSubrange(kept...)
+        }
         if keyIndex != nil || entries.count > Self.indexedCount { rebuildKeyIndex() }
     }
 

@@ -23,7 +23,7 @@ extension ArchiveValue {
     /// | reference | `0C`, identity |
     ///
     /// The caller bounds the nesting (the value is checked against ``ArchiveLimits`` first).
-    func appendCanonicalBytes(to bytes: inout [UInt8]) {
+    func appendCanonicalBytes(to bytes: inout CanonicalBytes) {
         func number(_ value: UInt64) {
             for shift in stride(from: 56, through: 0, by: -8) {
                 bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
@@ -96,5 +96,38 @@ extension ArchiveValue {
             bytes.append(0x0C)
             number(UInt64(bitPattern: Int64(id.rawValue)))
         }
+    }
+}
+
+/// Where canonical bytes go: a buffer that hands its bytes to a running SHA-256 whenever it holds
+/// a few kilobytes, so that a way down's digest takes memory of that size, not of the way down's.
+struct CanonicalBytes {
+    private var buffer: [UInt8] = []
+    private var hash = SHA256()
+    private static let flushSize = 8_192
+
+    init() {
+        buffer.reserveCapacity(Self.flushSize + 64)
+    }
+
+    mutating func append(_ byte: UInt8) {
+        buffer.append(byte)
+        if buffer.count >= Self.flushSize { flush() }
+    }
+
+    mutating func append(contentsOf bytes: some Sequence<UInt8>) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= Self.flushSize { flush() }
+    }
+
+    /// The hexadecimal SHA-256 of every byte appended.
+    mutating func hexDigest() -> String {
+        flush()
+        return SHA256.hexadecimal(hash.finalize())
+    }
+
+    private mutating func flush() {
+        hash.update(buffer)
+        buffer.removeAll(keepingCapacity: true)
     }
 }

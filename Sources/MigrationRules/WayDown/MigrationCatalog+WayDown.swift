@@ -162,13 +162,14 @@ extension MigrationCatalog {
         while version > to {
             let index = version - 1 - chain.oldestVersion
             let step = chain.steps[index]
-            guard let inverse = chain.inverses[index] else {
+            guard let inverse = chain.inverse(ofStep: index) else {
                 let rule = step.irreversibleRule
                 throw ArchiveError(
                     .irreversibleStep,
                     "the step cannot be undone because the rule \(rule.map(\.description) ?? "?") has no inverse, so "
                         + "\(chain.subject) cannot go down to v\(to) for an older release",
-                    typeName: chain.isDocument ? nil : chain.name, step: chain.labels[index], rule: rule?.description)
+                    typeName: chain.isDocument ? nil : chain.name, step: chain.label(ofStep: index),
+                    rule: rule?.description)
             }
             do {
                 _ = try RulesFileWriter.rules(inverse.rules)
@@ -177,7 +178,7 @@ extension MigrationCatalog {
                     .invalidValue,
                     "\(error.message): the way down for an older release is carried as data, which an older app reads "
                         + "without your code; declare the step's inverse as data (MigrationStep inverseRules)",
-                    typeName: chain.isDocument ? nil : chain.name, step: chain.labels[index], rule: error.rule)
+                    typeName: chain.isDocument ? nil : chain.name, step: chain.label(ofStep: index), rule: error.rule)
             }
             // The rules that run, and nothing of the way up (an older app has no use for it).
             steps.append(MigrationStep(from: inverse.from, to: inverse.to, name: inverse.name, rules: inverse.rules))

@@ -22,15 +22,8 @@ extension MigrationPass {
     func runWayDown(
         _ tree: inout ArchiveValue, document: String?, work: inout RuleWork
     ) throws -> MigrationReport.WayDownRun? {
-        guard case .dictionary(let top) = tree, let raw = top[ArchiveEnvelope.wayDownKey],
-            needsWayDown(top, document: document)
-        else { return nil }
-        let wayDown: WayDown
-        let carried: MigrationCatalog
-        do {
-            (wayDown, carried) = try WayDown.compiled(tree: raw, limits: options.limits)
-        } catch let error as ArchiveError where error.code == .newerVersion {
-            return nil  // a way down of a format this library does not read: as if there were none
+        guard let (wayDown, carried, digest, declared) = try compiledWayDown(of: tree, document: document) else {
+            return nil
         }
         func invalid(_ message: String, at path: ArchivePath) -> ArchiveError {
             ArchiveError(.invalidWayDown, "the archive's way down: " + message, path: path)
@@ -39,7 +32,6 @@ extension MigrationPass {
         // The document: down to this catalog's version, unless this catalog is older than the release.
         var documentVersion: Int?
         if let chain = wayDown.document {
-            let declared = top[ArchiveEnvelope.documentKey]?.stringValue
             guard declared == chain.name, document == nil || document == chain.name else {
                 throw invalid(
                     "its steps are for the document \(chain.name), and the archive is "
@@ -108,6 +100,8 @@ extension MigrationPass {
             }
             // The whole archive, way down included, is what its rules may do a multiple of.
             work.measure(tree)
+            // Compiled, the way down's own tree is no longer needed: not held through the walk.
+            _ = tree.modifyKeyedEntries { $0.removeValue(forKey: ArchiveEnvelope.wayDownKey) }
             var walker = ObjectWalker(
                 catalog: carried, options: wayDownOptions, direction: .downgrade, targetVersions: targetVersions,
                 release: releaseTarget, keepsWhatIsLost: true, work: work)
@@ -122,11 +116,28 @@ extension MigrationPass {
         } catch let error as ArchiveError where [.invalidChain, .unknownType, .missingMigration].contains(error.code) {
             throw WayDown.placed(error)
         }
-        _ = tree.modifyKeyedEntries { $0.removeValue(forKey: ArchiveEnvelope.wayDownKey) }
         return MigrationReport.WayDownRun(
-            release: wayDown.release, digest: (try? wayDown.digest) ?? "", document: report.document,
+            release: wayDown.release, digest: digest, document: report.document,
             counts: report.counts, entries: report.entries, absentObjects: report.absentObjects,
             keptCount: report.restoredCount, keptObjects: report.restoredObjects)
+    }
+
+    /// The way down of the envelope `tree`, compiled, and the document name the envelope
+    /// declares; `nil` when the catalog does not need it or its format is newer than this
+    /// library's. Nothing of `tree` is held when it returns: the walk that follows then edits the
+    /// archive's objects in place instead of copying them.
+    private func compiledWayDown(of tree: ArchiveValue, document: String?) throws -> (
+        wayDown: WayDown, catalog: MigrationCatalog, digest: String, declaredDocument: String?
+    )? {
+        guard case .dictionary(let top) = tree, let raw = top[ArchiveEnvelope.wayDownKey],
+            needsWayDown(top, document: document)
+        else { return nil }
+        do {
+            let (wayDown, carried, digest) = try WayDown.compiled(tree: raw, limits: options.limits)
+            return (wayDown, carried, digest, top[ArchiveEnvelope.documentKey]?.stringValue)
+        } catch let error as ArchiveError where error.code == .newerVersion {
+            return nil  // a way down of a format this library does not read: as if there were none
+        }
     }
 
     /// Whether the catalog needs the way down of the envelope `top`: the document or an object is

@@ -3,13 +3,14 @@
 /// Our own, because the package has no dependencies and CryptoKit does not exist on Linux. It is
 /// not used for secrets: the digest tells a way down that was damaged or edited by hand from the
 /// one its writer computed, so the implementation favours being short and obviously right over
-/// speed (a way down is a few kilobytes).
+/// speed. It takes its message in pieces (``update(_:)``), so that a way down's canonical bytes
+/// are hashed as they are made rather than held whole.
 ///
 /// ```swift
 /// SHA256.hexDigest(of: Array("abc".utf8))
 /// // "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 /// ```
-package enum SHA256 {
+package struct SHA256 {
     private static let roundConstants: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
         0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
@@ -25,58 +26,51 @@ package enum SHA256 {
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
     ]
 
-    /// The 32-byte digest of `message`.
-    package static func digest(of message: [UInt8]) -> [UInt8] {
-        var padded = message
-        padded.append(0x80)
-        while padded.count % 64 != 56 { padded.append(0) }
-        let bitCount = UInt64(truncatingIfNeeded: message.count) &* 8
+    /// The hash so far, over every whole 64-byte block.
+    private var state: [UInt32] = SHA256.initialState
+    /// The bytes after the last whole block (fewer than 64).
+    private var pending: [UInt8] = []
+    /// How many bytes the message has had.
+    private var length: UInt64 = 0
+    /// The message schedule, kept to spare an allocation per block.
+    private var schedule = [UInt32](repeating: 0, count: 64)
+
+    /// A hash of the empty message, to add to with ``update(_:)``.
+    package init() {
+        pending.reserveCapacity(64)
+    }
+
+    /// Adds `bytes` to the message.
+    package mutating func update(_ bytes: [UInt8]) {
+        length &+= UInt64(truncatingIfNeeded: bytes.count)
+        var offset = 0
+        if !pending.isEmpty {
+            let taken = Swift.min(64 - pending.count, bytes.count)
+            pending.append(contentsOf: bytes[0..<taken])
+            offset = taken
+            guard pending.count == 64 else { return }
+            let block = pending
+            compress(block, at: 0)
+            pending.removeAll(keepingCapacity: true)
+        }
+        while bytes.count - offset >= 64 {
+            compress(bytes, at: offset)
+            offset += 64
+        }
+        pending.append(contentsOf: bytes[offset...])
+    }
+
+    /// The 32-byte digest of the message.
+    package mutating func finalize() -> [UInt8] {
+        let bitCount = length &* 8
+        var tail: [UInt8] = [0x80]
+        while (pending.count + tail.count) % 64 != 56 { tail.append(0) }
         for shift in stride(from: 56, through: 0, by: -8) {
-            padded.append(UInt8(truncatingIfNeeded: bitCount >> UInt64(shift)))
+            tail.append(UInt8(truncatingIfNeeded: bitCount >> UInt64(shift)))
         }
-        var state = initialState
-        var schedule = [UInt32](repeating: 0, count: 64)
-        for blockStart in stride(from: 0, to: padded.count, by: 64) {
-            for index in 0..<16 {
-                let offset = blockStart + index * 4
-                schedule[index] =
-                    UInt32(padded[offset]) << 24 | UInt32(padded[offset + 1]) << 16 | UInt32(padded[offset + 2]) << 8
-                    | UInt32(padded[offset + 3])
-            }
-            for index in 16..<64 {
-                let s0 =
-                    rotate(schedule[index - 15], 7) ^ rotate(schedule[index - 15], 18) ^ (schedule[index - 15] >> 3)
-                let s1 = rotate(schedule[index - 2], 17) ^ rotate(schedule[index - 2], 19) ^ (schedule[index - 2] >> 10)
-                schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, h) = (
-                state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7]
-            )
-            for index in 0..<64 {
-                let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-                let choice = (e & f) ^ (~e & g)
-                let temp1 = h &+ sum1 &+ choice &+ roundConstants[index] &+ schedule[index]
-                let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let temp2 = sum0 &+ majority
-                h = g
-                g = f
-                f = e
-                e = d &+ temp1
-                d = c
-                c = b
-                b = a
-                a = temp1 &+ temp2
-            }
-            state[0] &+= a
-            state[1] &+= b
-            state[2] &+= c
-            state[3] &+= d
-            state[4] &+= e
-            state[5] &+= f
-            state[6] &+= g
-            state[7] &+= h
-        }
+        let length = self.length
+        update(tail)
+        self.length = length
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
         for word in state {
@@ -87,16 +81,72 @@ package enum SHA256 {
         return digest
     }
 
+    /// The 32-byte digest of `message`.
+    package static func digest(of message: [UInt8]) -> [UInt8] {
+        var hash = SHA256()
+        hash.update(message)
+        return hash.finalize()
+    }
+
     /// The digest of `message` as 64 lowercase hexadecimal digits.
     package static func hexDigest(of message: [UInt8]) -> String {
+        hexadecimal(digest(of: message))
+    }
+
+    /// `digest` as lowercase hexadecimal digits.
+    package static func hexadecimal(_ digest: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in digest(of: message) {
+        text.reserveCapacity(digest.count * 2)
+        for byte in digest {
             text.append(digits[Int(byte >> 4)])
             text.append(digits[Int(byte & 0x0F)])
         }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Runs the compression function over the 64 bytes of `bytes` from `blockStart`.
+    private mutating func compress(_ bytes: [UInt8], at blockStart: Int) {
+        for index in 0..<16 {
+            let offset = blockStart + index * 4
+            schedule[index] =
+                UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+                | UInt32(bytes[offset + 3])
+        }
+        for index in 16..<64 {
+            let s0 =
+                Self.rotate(schedule[index - 15], 7) ^ Self.rotate(schedule[index - 15], 18)
+                ^ (schedule[index - 15] >> 3)
+            let s1 =
+                Self.rotate(schedule[index - 2], 17) ^ Self.rotate(schedule[index - 2], 19)
+                ^ (schedule[index - 2] >> 10)
+            schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
+        }
+        var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
+        for index in 0..<64 {
+            let sum1 = Self.rotate(e, 6) ^ Self.rotate(e, 11) ^ Self.rotate(e, 25)
+            let choice = (e & f) ^ (~e & g)
+            let temp1 = h &+ sum1 &+ choice &+ Self.roundConstants[index] &+ schedule[index]
+            let sum0 = Self.rotate(a, 2) ^ Self.rotate(a, 13) ^ Self.rotate(a, 22)
+            let majority = (a & b) ^ (a & c) ^ (b & c)
+            let temp2 = sum0 &+ majority
+            h = g
+            g = f
+            f = e
+            e = d &+ temp1
+            d = c
+            c = b
+            b = a
+            a = temp1 &+ temp2
+        }
+        state[0] &+= a
+        state[1] &+= b
+        state[2] &+= c
+        state[3] &+= d
+        state[4] &+= e
+        state[5] &+= f
+        state[6] &+= g
+        state[7] &+= h
     }
 
     @inline(__always)

@@ -88,7 +88,9 @@ extension WayDown {
                     case .steps(let index, let from, let to):
                         let chain = catalog.chains[index]
                         for step in to..<from {
-                            guard let down = chain.inverses[step - chain.oldestVersion] else { throw Unrecoverable() }
+                            guard let down = chain.inverse(ofStep: step - chain.oldestVersion) else {
+                                throw Unrecoverable()
+                            }
                             for rule in down.rules.reversed() { try rule.inverse?.apply(to: &target) }
                         }
                     case .fallback(let index, let typeName, _):

@@ -29,22 +29,29 @@ extension WayDown {
     ///   (an older app then reads the archive as if it carried no way down). Paths start at
     ///   `wayDown` (`wayDown.types.Circle.steps[0].rules[0].rename`).
     public init(tree: ArchiveValue, limits: ArchiveLimits = .default) throws {
-        self = try Self.compiled(tree: tree, limits: limits).wayDown
+        let reader = RulesFileReader(fileName: nil, limits: limits)
+        do {
+            self = try Self.read(tree, reader: reader).wayDown
+        } catch let error as ArchiveError {
+            throw Self.placed(error)
+        }
     }
 
-    /// Reads, checks and compiles the `wayDown` value `tree` once: the way down, and the catalog
-    /// the migration pass runs (``catalog()``). In time linear in the value's size, and within
-    /// `limits` (``ArchiveLimits/maxChainSteps``, ``ArchiveLimits/maxRuleKeys``,
-    /// ``ArchiveLimits/maxRuleCount`` besides those of any tree).
+    /// Reads, checks and compiles the `wayDown` value `tree` once: the way down without its
+    /// steps (its chains' names, versions and fallbacks), the catalog the migration pass runs
+    /// (``catalog()``), which holds the steps, and the digest, checked. In time linear in the
+    /// value's size, and within `limits` (``ArchiveLimits/maxChainSteps``,
+    /// ``ArchiveLimits/maxRuleKeys``, ``ArchiveLimits/maxRuleCount`` besides those of any tree).
     ///
     /// - Throws: What ``init(tree:limits:)`` throws.
     static func compiled(tree: ArchiveValue, limits: ArchiveLimits) throws -> (
-        wayDown: WayDown, catalog: MigrationCatalog
+        wayDown: WayDown, catalog: MigrationCatalog, digest: String
     ) {
         let reader = RulesFileReader(fileName: nil, limits: limits)
         do {
-            let wayDown = try Self.read(tree, reader: reader)
-            return (wayDown, try wayDown.catalog())
+            var (wayDown, digest) = try Self.read(tree, reader: reader)
+            let catalog = try wayDown.takeCatalog()
+            return (wayDown, catalog, digest)
         } catch let error as ArchiveError {
             throw Self.placed(error)
         }
@@ -68,7 +75,10 @@ extension WayDown {
         ArchiveError(.invalidWayDown, message, path: path)
     }
 
-    private static func read(_ tree: ArchiveValue, reader: RulesFileReader) throws -> WayDown {
+    /// The way down `tree` holds, and its digest (checked).
+    private static func read(_ tree: ArchiveValue, reader: RulesFileReader) throws -> (
+        wayDown: WayDown, digest: String
+    ) {
         try reader.checkLimits(tree)
         let top = try reader.fields(
             tree, at: .root, what: "a way down",
@@ -124,7 +134,7 @@ extension WayDown {
             for step in chain.steps { try reader.countRules(step.rules, into: &ruleCount, at: path) }
             try reader.countRules(chain.fallback?.rules ?? [], into: &ruleCount, at: path)
         }
-        return WayDown(release: release, document: document, types: types)
+        return (WayDown(release: release, document: document, types: types), text)
     }
 
     /// One chain: `{"from": 4, "to": 2, "steps": […]}`, with `name` for the document.
@@ -154,6 +164,7 @@ extension WayDown {
         var steps: [MigrationStep] = []
         let list = try chain.array("steps", "a list of steps") ?? []
         try reader.checkStepCount(list.count, at: path.appending("steps"))
+        steps.reserveCapacity(list.count)
         guard list.count == from - to else {
             throw invalid(
                 "from v\(from) to v\(to) takes \(from - to) steps, one per version, and there are \(list.count)",
@@ -193,31 +204,47 @@ extension WayDown {
     /// steps go up with no rules but their type renames and come down with the carried rules
     /// (``MigrationStep/inverseRules``), so that the pass's downgrade runs exactly them.
     ///
+    /// The steps move into the catalog, turned round in place (a way down of many steps is held
+    /// once, not twice): the chains are left without their ``Chain/steps``.
+    ///
     /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidChain`` when the chains do
     ///   not fit together (a name claimed twice, a fallback to no chain or round in a circle).
-    func catalog() throws -> MigrationCatalog {
-        func forward(_ chain: Chain) -> [MigrationStep] {
-            chain.steps.map { step in
+    mutating func takeCatalog() throws -> MigrationCatalog {
+        // Oldest first, as the catalog keeps them (it then shares the array).
+        func forward(_ chain: inout Chain) -> [MigrationStep] {
+            var steps: [MigrationStep] = []
+            swap(&steps, &chain.steps)
+            steps.reverse()
+            for index in steps.indices {
+                let step = steps[index]
                 // Up, only the renames (reversed), so that the chain answers to every name its
                 // objects carry on the way and names the versions as they were.
                 let renames = step.rules.reversed().compactMap { rule -> MigrationRule? in
                     guard case .renameType = rule.operation else { return nil }
                     return rule.inverse
                 }
-                return MigrationStep(
+                steps[index] = MigrationStep(
                     from: step.to, to: step.from, name: step.name, rules: renames, inverseRules: step.rules)
             }
+            return steps
         }
         // Each chain is checked once, as the catalog compiles it; its errors name the type.
-        let types = self.types.map { chain in
-            TypeMigrations(
-                typeName: chain.name, currentVersion: chain.from, steps: forward(chain),
-                downgradeFallback: chain.fallback)
+        var types: [TypeMigrations] = []
+        types.reserveCapacity(self.types.count)
+        for index in self.types.indices {
+            // Not the whole chain: a copy of it would share its steps, and turning them round
+            // would copy them.
+            let (name, from, fallback) = (self.types[index].name, self.types[index].from, self.types[index].fallback)
+            types.append(
+                TypeMigrations(
+                    typeName: name, currentVersion: from, steps: forward(&self.types[index]),
+                    downgradeFallback: fallback))
         }
         var documents: [DocumentMigrations] = []
-        if let document {
-            documents.append(
-                DocumentMigrations(name: document.name, currentVersion: document.from, steps: forward(document)))
+        if var chain = document {
+            document = nil
+            documents.append(DocumentMigrations(name: chain.name, currentVersion: chain.from, steps: forward(&chain)))
+            document = chain
         }
         do {
             return try MigrationCatalog(types: types, documents: documents)

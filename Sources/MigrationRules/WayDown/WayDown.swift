@@ -175,8 +175,8 @@ public struct WayDown: Sendable {
     /// `sha256:` and the hexadecimal SHA-256 of the canonical bytes of `body`
     /// (`ArchiveValue.appendCanonicalBytes(to:)`).
     static func digest(of body: ArchiveDictionary) -> String {
-        var bytes: [UInt8] = []
+        var bytes = CanonicalBytes()
         ArchiveValue.dictionary(body).appendCanonicalBytes(to: &bytes)
-        return digestPrefix + SHA256.hexDigest(of: bytes)
+        return digestPrefix + bytes.hexDigest()
     }
 }
