@@ -108,6 +108,26 @@ public struct ArchiveCensus: Sendable, Equatable {
     /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/invalidValue`` for censuses of
     ///   lines and of rows, or one taken with rules and one without.
     public func merging(_ other: ArchiveCensus) throws -> ArchiveCensus {
+        var merged = self
+        var seen = Set(sources)
+        try merged.merge(other, seenSources: &seen)
+        return merged
+    }
+
+    /// The censuses merged in order (``merging(_:)``); `nil` for none. In time linear in what
+    /// they hold, however many there are (thousands of shards each name a source of their own).
+    ///
+    /// - Throws: What ``merging(_:)`` throws.
+    public static func merged<Censuses: Sequence<ArchiveCensus>>(_ censuses: Censuses) throws -> ArchiveCensus? {
+        var parts = censuses.makeIterator()
+        guard var result = parts.next() else { return nil }
+        var seen = Set(result.sources)
+        while let census = parts.next() { try result.merge(census, seenSources: &seen) }
+        return result
+    }
+
+    /// Adds `other` to this census (``merging(_:)``); `seenSources` holds this census's sources.
+    private mutating func merge(_ other: ArchiveCensus, seenSources: inout Set<String>) throws {
         guard items == other.items else {
             throw ArchiveError(
                 .invalidValue, "a census of \(items.rawValue) cannot be merged with a census of \(other.items.rawValue)"
@@ -119,32 +139,19 @@ public struct ArchiveCensus: Sendable, Equatable {
                 "a census taken with rules cannot be merged with one taken without: what an upgrade would change "
                     + "is known for only one of them")
         }
-        var merged = self
-        for source in other.sources where !merged.sources.contains(source) { merged.sources.append(source) }
-        merged.count += other.count
-        merged.empty += other.empty
-        merged.formats.merge(other.formats, uniquingKeysWith: +)
-        merged.documents.merge(other.documents, uniquingKeysWith: +)
-        merged.types.merge(other.types) {
+        for source in other.sources where seenSources.insert(source).inserted { sources.append(source) }
+        count += other.count
+        empty += other.empty
+        formats.merge(other.formats, uniquingKeysWith: +)
+        documents.merge(other.documents, uniquingKeysWith: +)
+        types.merge(other.types) {
             TypeCount(objects: $0.objects + $1.objects, archives: $0.archives + $1.archives)
         }
-        if let theirs = other.upgrade { merged.upgrade?.merge(theirs, uniquingKeysWith: +) }
-        merged.wouldChange += other.wouldChange
-        merged.failed += other.failed
-        merged.failureCodes.merge(other.failureCodes, uniquingKeysWith: +)
-        merged.failures.append(contentsOf: other.failures.prefix(Self.listedFailures - merged.failures.count))
-        return merged
-    }
-
-    /// The censuses merged in order (``merging(_:)``); `nil` for none.
-    ///
-    /// - Throws: What ``merging(_:)`` throws.
-    public static func merged<Censuses: Sequence<ArchiveCensus>>(_ censuses: Censuses) throws -> ArchiveCensus? {
-        var result: ArchiveCensus?
-        for census in censuses {
-            result = try result.map { try $0.merging(census) } ?? census
-        }
-        return result
+        if let theirs = other.upgrade { upgrade?.merge(theirs, uniquingKeysWith: +) }
+        wouldChange += other.wouldChange
+        failed += other.failed
+        failureCodes.merge(other.failureCodes, uniquingKeysWith: +)
+        failures.append(contentsOf: other.failures.prefix(Self.listedFailures - failures.count))
     }
 
     /// The status `inspect` exits with: 3 when an archive was written by a newer version, else

@@ -72,6 +72,19 @@ struct CensusMergeTests {
         #expect(text.output.hasPrefix("standard input: 70 lines (2 blank)"))
     }
 
+    @Test("100,000 shards' censuses, each of its own source, merge into one naming each source once, in order")
+    func manySources() throws {
+        let parts = (0..<100_000).map { index in
+            var part = ArchiveCensus(items: .rows, source: "shard \(index % 50_000)", withRules: false)
+            part.count = 2
+            return part
+        }
+        let merged = try #require(try ArchiveCensus.merged(parts))
+        #expect(merged.sources == (0..<50_000).map { "shard \($0)" })
+        #expect(merged.count == 200_000)
+        #expect(try parts[0].merging(parts[50_000]).sources == ["shard 0"])
+    }
+
     @Test("censuses of lines and of rows, or with and without rules, do not merge; a file that is no census is named")
     func refusals() throws {
         let lines = ArchiveCensus(items: .lines, source: "a", withRules: true)
