@@ -18,9 +18,9 @@ extension ArchiveDocument {
     ///   code `limitExceeded` when archives nested in archives go past `ArchiveLimits.maxDepth`, or
     ///   when the document holds more than `ArchiveLimits.maxNestedArchives` of them.
     public func nestedArchives(options: ArchiveReadingOptions = .init()) throws -> [NestedArchive] {
-        var budget = NestedArchiveScanner.Budget(options.limits)
+        var scan = NestedArchiveScanner.Scan(options.limits)
         return try NestedArchiveScanner.archives(
-            in: tree, options: options, depthLeft: options.limits.maxDepth, budget: &budget)
+            in: tree, options: options, depthLeft: options.limits.maxDepth, scan: &scan)
     }
 
     /// Migrates every archive nested in the document's data values with `migrate` and writes each
@@ -49,9 +49,9 @@ extension ArchiveDocument {
     ) throws -> [NestedArchiveMigration] {
         var records: [NestedArchiveMigration] = []
         var copy = tree
-        var budget = NestedArchiveScanner.Budget(options.limits)
+        var scan = NestedArchiveScanner.Scan(options.limits)
         try NestedArchiveScanner.migrate(
-            &copy, location: [], depthLeft: options.limits.maxDepth, options: options, budget: &budget,
+            &copy, location: [], depthLeft: options.limits.maxDepth, options: options, scan: &scan,
             records: &records, migrate)
         tree = copy
         return records
@@ -69,42 +69,86 @@ enum NestedArchiveScanner {
         var isCertain: Bool
     }
 
-    /// How many more archives one document's scan may read (``ArchiveLimits/maxNestedArchives``).
-    struct Budget {
+    /// One document's scan: how many more archives it may read
+    /// (``ArchiveLimits/maxNestedArchives``), and what it has read already.
+    ///
+    /// A data value shared from many places (a binary property list or a keyed archive refers
+    /// to one value as often as it likes) is read, and migrated, once per level of nesting left:
+    /// each further use takes the result again and counts it, with every archive nested in it,
+    /// against the limit. Ten references per level to one value six levels deep are then six
+    /// reads and a refusal, not a million reads.
+    struct Scan {
         private(set) var left: Int
         let limit: Int
+        /// Read before, by bytes and nesting left: the archive (`nil` when the bytes are none,
+        /// for migrations too) and how many archives it counts for, itself included.
+        var listed: [Key: (archive: NestedArchive?, count: Int)] = [:]
+        /// Migrated before, by bytes and nesting left.
+        var migrated: [Key: Migrated] = [:]
+
+        struct Key: Hashable {
+            var bytes: Data
+            var depthLeft: Int
+        }
+
+        /// What migrating one data value's archive gave.
+        struct Migrated {
+            /// The archive written back, when it changed.
+            var bytes: Data?
+            /// Its record and its nested archives' records, their locations below the value.
+            var records: [NestedArchiveMigration]
+        }
 
         init(_ limits: ArchiveLimits) {
             left = limits.maxNestedArchives
             limit = limits.maxNestedArchives
         }
 
-        /// Counts one more archive read at `path` (inside `location`, the archives around it).
-        mutating func take(at path: ArchivePath, location: [ArchivePath]) throws {
-            left -= 1
+        /// Counts `count` more archives read at `path` (inside `location`, the archives around
+        /// it): one, or a value read before with the archives nested in it.
+        mutating func take(_ count: Int = 1, at path: ArchivePath, location: [ArchivePath]) throws {
+            left -= count
             guard left < 0 else { return }
             let place = (location + [path]).map(\.description).joined(separator: " → ")
             throw ArchiveError.limitExceeded(
                 .nestedArchives,
                 "the document holds more than \(limit) archives nested in its data values (counting each level, and "
-                    + "a shared data value each time it is referenced); the one past the limit is at \(place)",
+                    + "a shared data value each time it is referenced); "
+                    + (count == 1
+                        ? "the one past the limit is at \(place)"
+                        : "the limit is passed at \(place), a shared data value counted again with the \(count - 1) "
+                            + "archives nested in it"),
                 path: path)
         }
     }
 
     static func archives(
         in tree: ArchiveValue, options: ArchiveReadingOptions, depthLeft: Int, location: [ArchivePath] = [],
-        budget: inout Budget
+        scan: inout Scan
     ) throws -> [NestedArchive] {
         var found: [NestedArchive] = []
         for candidate in candidates(in: tree) {
             let inner = depthLeft - candidate.path.count - 1
-            guard let document = try read(candidate, options: options, depthLeft: inner) else { continue }
-            try budget.take(at: candidate.path, location: location)
+            let key = Scan.Key(bytes: candidate.bytes, depthLeft: inner)
+            if let (known, count) = scan.listed[key] {
+                guard var known else { continue }
+                try scan.take(count, at: candidate.path, location: location)
+                known.path = candidate.path
+                found.append(known)
+                continue
+            }
+            guard let document = try read(candidate, options: options, depthLeft: inner) else {
+                scan.listed[key] = (nil, 0)
+                continue
+            }
+            try scan.take(at: candidate.path, location: location)
+            let before = scan.left
             let nested = try archives(
                 in: document.tree, options: options, depthLeft: inner, location: location + [candidate.path],
-                budget: &budget)
-            found.append(NestedArchive(path: candidate.path, document: document, nested: nested))
+                scan: &scan)
+            let archive = NestedArchive(path: candidate.path, document: document, nested: nested)
+            scan.listed[key] = (archive, 1 + before - scan.left)
+            found.append(archive)
         }
         return found
     }
@@ -113,18 +157,37 @@ enum NestedArchiveScanner {
     @discardableResult
     static func migrate(
         _ tree: inout ArchiveValue, location: [ArchivePath], depthLeft: Int, options: ArchiveReadingOptions,
-        budget: inout Budget, records: inout [NestedArchiveMigration],
+        scan: inout Scan, records: inout [NestedArchiveMigration],
         _ migrate: (inout ArchiveValue) throws -> MigrationReport
     ) throws -> Bool {
         var changedAny = false
         for candidate in candidates(in: tree) {
             let inner = depthLeft - candidate.path.count - 1
-            guard var document = try read(candidate, options: options, depthLeft: inner) else { continue }
-            try budget.take(at: candidate.path, location: location)
             let here = location + [candidate.path]
+            let key = Scan.Key(bytes: candidate.bytes, depthLeft: inner)
+            if let known = scan.migrated[key] {
+                try scan.take(known.records.count, at: candidate.path, location: location)
+                if let bytes = known.bytes {
+                    tree.replaceNestedValue(at: candidate.path.components[...], with: .data(bytes))
+                    changedAny = true
+                }
+                records.append(
+                    contentsOf: known.records.map { record in
+                        var placed = record
+                        placed.location = here + record.location
+                        return placed
+                    })
+                continue
+            }
+            if let (known, _) = scan.listed[key], known == nil { continue }
+            guard var document = try read(candidate, options: options, depthLeft: inner) else {
+                scan.listed[key] = (nil, 0)
+                continue
+            }
+            try scan.take(at: candidate.path, location: location)
             var innerRecords: [NestedArchiveMigration] = []
             let innerChanged = try self.migrate(
-                &document.tree, location: here, depthLeft: inner, options: options, budget: &budget,
+                &document.tree, location: here, depthLeft: inner, options: options, scan: &scan,
                 records: &innerRecords, migrate)
             let report: MigrationReport
             do {
@@ -133,6 +196,7 @@ enum NestedArchiveScanner {
                 throw located(error, "the \(document.format) nested here failed to migrate", at: candidate.path)
             }
             let changed = innerChanged || report.changedTree
+            var written: Data?
             if changed {
                 let bytes: Data
                 do {
@@ -143,10 +207,20 @@ enum NestedArchiveScanner {
                 }
                 tree.replaceNestedValue(at: candidate.path.components[...], with: .data(bytes))
                 changedAny = true
+                written = bytes
             }
-            records.append(
-                NestedArchiveMigration(location: here, format: document.format, report: report, changed: changed))
+            let record = NestedArchiveMigration(
+                location: here, format: document.format, report: report, changed: changed)
+            records.append(record)
             records.append(contentsOf: innerRecords)
+            // For the other places that share these bytes: the records, located below the value.
+            scan.migrated[key] = Scan.Migrated(
+                bytes: written,
+                records: ([record] + innerRecords).map { record in
+                    var relative = record
+                    relative.location = Array(record.location.dropFirst(here.count))
+                    return relative
+                })
         }
         return changedAny
     }

@@ -200,6 +200,48 @@ struct NestedArchiveTests {
 
     // MARK: Fan-out
 
+    @Test("a nested archive shared from several places is listed and migrated at each, read once, and counted at each")
+    func sharedNestedArchives() throws {
+        let style = ArchiveValue.object(ArchiveObject(typeName: "Style", version: 1, fields: ["color": "#123456"]))
+        let inner = try ArchiveFormat.keyedArchive.write(style)
+        var middle = BinaryPlistBuilder()
+        let sharedStyle = middle.add(.bytes(inner))
+        let styles = middle.add(.array([sharedStyle, sharedStyle, sharedStyle]))
+        let middleBytes = middle.data(top: styles)
+        var outer = BinaryPlistBuilder()
+        let sharedMiddle = outer.add(.bytes(middleBytes))
+        let middles = outer.add(.array([sharedMiddle, sharedMiddle]))
+        let outerBytes = outer.data(top: middles)
+
+        let listed = try ArchiveDocument(data: outerBytes).nestedArchives()
+        #expect(listed.map(\.path.description) == ["[0]", "[1]"])
+        #expect(listed.allSatisfy { $0.nested.map(\.path.description) == ["[0]", "[1]", "[2]"] })
+        var limits = ArchiveLimits()
+        limits.maxNestedArchives = 7
+        let refused = try #require(throws: ArchiveError.self) {
+            try ArchiveDocument(data: outerBytes).nestedArchives(options: ArchiveReadingOptions(limits: limits))
+        }
+        #expect(refused.limit == .nestedArchives && refused.path.description == "[1]", "\(refused)")
+
+        var document = try ArchiveDocument(data: outerBytes)
+        let pass = try Self.pass()
+        let records = try document.migrateNestedArchives { tree in try pass.upgrade(&tree) }
+        #expect(
+            records.map(\.locationDescription) == [
+                "[0]", "[0] » [0]", "[0] » [1]", "[0] » [2]", "[1]", "[1] » [0]", "[1] » [1]", "[1] » [2]",
+            ])
+        #expect(records.allSatisfy { $0.changed })
+        let after = try ArchiveDocument(data: try document.data()).nestedArchives()
+        #expect(after.count == 2)
+        #expect(after.flatMap(\.nested).map { $0.document.tree.objectValue?.version } == Array(repeating: 2, count: 6))
+        var again = try ArchiveDocument(data: outerBytes)
+        #expect(throws: ArchiveError.self) {
+            try again.migrateNestedArchives(options: ArchiveReadingOptions(limits: limits)) { tree in
+                try pass.upgrade(&tree)
+            }
+        }
+    }
+
     /// A binary property list whose array holds `fanOut` references to one shared data value
     /// holding the next level, `levels` deep: a kilobyte that nests `fanOut ^ levels` archives.
     static func fanOut(levels: Int, fanOut: Int = 10) -> Data {
