@@ -23,6 +23,9 @@ struct BenchmarkOptions {
     var batchLines: Int
     /// Key counts of the large-dictionary cases.
     var dictionarySizes: [Int]
+    /// Whether the front-door rows are left out (`--without-front-doors`: at full size they take
+    /// about 40 minutes; `--front-doors` runs them alone).
+    var skipsFrontDoors = false
 
     /// The decoder's options for every size: a million shapes are 14 million values, above
     /// `ArchiveLimits.maxObjectCount`'s default of 10 million, so the benchmark raises that one
@@ -298,9 +301,11 @@ struct BenchmarkSuite {
             rows: options.storeRows, runs: options.runs, batchFiles: options.batchFiles, batchLines: options.batchLines,
             progress: progress)
         // Quick: few enough files that their flushes stay within seconds.
-        results.frontDoors = try FrontDoorBenchmark.run(
-            count: options.quick ? min(options.storeRows, 2_000) : options.storeRows, runs: options.runs,
-            progress: progress)
+        if !options.skipsFrontDoors {
+            results.frontDoors = try FrontDoorBenchmark.run(
+                count: options.quick ? min(options.storeRows, 2_000) : options.storeRows, runs: options.runs,
+                progress: progress)
+        }
         results.perKeyNanoseconds = try LargeDictionaryBenchmark.run(
             sizes: options.dictionarySizes, runs: options.runs, progress: progress)
         return results

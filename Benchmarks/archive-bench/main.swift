@@ -3,6 +3,7 @@
 //   swift run -c release archive-bench            # full run: 10k, 100k, 1M objects; 100k SQLite rows
 //   swift run -c release archive-bench --quick    # small sizes only (what CI runs)
 //   swift run -c release archive-bench --json     # machine-readable ratios
+//   swift run -c release archive-bench --without-front-doors   # the full run less its longest part
 //   swift run -c release archive-bench --stores   # the store cases alone (with --quick, --json)
 //   swift run -c release archive-bench --text-upgrade   # one small JSON archive upgraded, text vs tree
 //   swift run -c release archive-bench --front-doors [--only sqlite|files]   # the Swift API and archive-migrate
@@ -49,6 +50,7 @@ if let index = arguments.firstIndex(of: "--measure-memory"), index + 2 < argumen
 let quick = arguments.contains("--quick")
 let json = arguments.contains("--json")
 var options = BenchmarkOptions(quick: quick)
+options.skipsFrontDoors = arguments.contains("--without-front-doors")
 if let index = arguments.firstIndex(of: "--runs"), index + 1 < arguments.count, let runs = Int(arguments[index + 1]) {
     options.runs = max(5, runs)
 }
