@@ -389,6 +389,10 @@ struct WayDownTests {
         #expect(error?.code == .invalidWayDown)
         #expect(error?.message.contains("circle") == true)
         #expect(error?.path.description.hasPrefix("wayDown.types.") == true)
+        // Read alone, the way down is checked as the pass compiles it.
+        let read = archiveError { _ = try WayDown(tree: tree["wayDown"] ?? .null) }
+        #expect(
+            read?.code == .invalidWayDown && read?.message.contains("circle") == true, "\(String(describing: read))")
     }
 
     @Test("a step that does not end at the next version down (skipping the reader's) is an invalidWayDown error")

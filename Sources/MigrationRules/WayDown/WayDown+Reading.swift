@@ -32,6 +32,9 @@ extension WayDown {
         let reader = RulesFileReader(fileName: nil, limits: limits)
         do {
             self = try Self.read(tree, reader: reader).wayDown
+            // The chains together, as the pass compiles them (on a copy: this value keeps its steps).
+            var compiled = self
+            _ = try compiled.takeCatalog()
         } catch let error as ArchiveError {
             throw Self.placed(error)
         }
@@ -39,7 +42,7 @@ extension WayDown {
 
     /// Reads, checks and compiles the `wayDown` value `tree` once: the way down without its
     /// steps (its chains' names, versions and fallbacks), the catalog the migration pass runs
-    /// (``catalog()``), which holds the steps, and the digest, checked. In time linear in the
+    /// (``takeCatalog()``), which holds the steps, and the digest, checked. In time linear in the
     /// value's size, and within `limits` (``ArchiveLimits/maxChainSteps``,
     /// ``ArchiveLimits/maxRuleKeys``, ``ArchiveLimits/maxRuleCount`` besides those of any tree).
     ///
