@@ -89,6 +89,14 @@ enum NestedArchiveScanner {
         struct Key: Hashable {
             var bytes: Data
             var depthLeft: Int
+
+            /// Every byte, where `Data`'s own hash reads only the first 80: values that share
+            /// their first bytes (every binary property list does) would all collide, and each
+            /// look-up compare against all of them.
+            func hash(into hasher: inout Hasher) {
+                hasher.combine(depthLeft)
+                bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+            }
         }
 
         /// What migrating one data value's archive gave.
