@@ -55,7 +55,7 @@ let package = Package(
                 .target(name: "CSQLite", condition: .when(platforms: [.linux, .android, .openbsd, .windows])),
             ],
             path: "Benchmarks/archive-bench",
-            exclude: ["sqlite_migrate.py"]),
+            exclude: ["sqlite_migrate.py", "sqlite_ceiling.c"]),
         // The repository's own sample app, whose shipped archives are in Fixtures/archives/Sketch, and its
         // own archive-migrate built with ArchiveMigrateKit (the three lines an app writes).
         .target(name: "SketchModel", dependencies: ["ModelVersioning"], path: "Examples/Sketch/SketchModel"),

@@ -102,6 +102,10 @@ struct BenchmarkResults {
         for (key, value) in headlineRatios() {
             lines.append("  " + pad(key, 40) + (value.map { String(format: "%.2f×", $0) } ?? "n/a"))
         }
+        lines.append("of the ceiling (hand-written code for exactly these types; 1.00: as fast as it)")
+        for (key, value) in ceilingFractions() {
+            lines.append("  " + pad(key, 40) + (value.map { String(format: "%.2f", $0) } ?? "n/a"))
+        }
         lines.append("per-object decode time")
         for size in options.sizes {
             lines.append(
@@ -163,9 +167,20 @@ struct BenchmarkResults {
         ]
     }
 
+    /// Each case's time as a fraction of the hand-written code's for exactly the benchmark's
+    /// types (1: as fast as the ceiling).
+    func ceilingFractions() -> [(String, Double?)] {
+        [
+            ("decode_current_of_ceiling", ratio("decode current", HandWrittenCodec.name)),
+            ("decode_long_values_of_ceiling", ratio("decode current, long values", HandWrittenCodec.name)),
+            ("migrate_decode_of_ceiling", ratio("migrate + decode", HandWrittenCodec.name)),
+            ("encode_of_ceiling", ratio("encode", HandWrittenCodec.name)),
+        ]
+    }
+
     func json() throws -> Data {
         var tree: ArchiveDictionary = [:]
-        for (key, value) in headlineRatios() {
+        for (key, value) in headlineRatios() + ceilingFractions() {
             tree[key] = value.map { .double(($0 * 100).rounded() / 100) } ?? .null
         }
         tree["per_object_ns"] = .dictionary(
@@ -244,15 +259,19 @@ struct BenchmarkSuite {
                         name: name, size: size, bytes: bytes,
                         medians: try Timing.medians(runs: runs, contenders)))
             }
-            /// Ours and JSONDecoder decoding the same current-version bytes.
-            func decoding(_ data: Data) -> [(String, () throws -> Void)] {
-                [
+            /// Ours, JSONDecoder and the hand-written reader decoding the same current-version bytes.
+            func decoding(_ data: Data) throws -> [(String, () throws -> Void)] {
+                try HandWrittenCodec.check(decoded: HandWrittenCodec.decodeCurrent(data), from: data, decoder: decoder)
+                return [
                     ("ModelVersioning", { _ = try decoder.decode(BenchDocument.self, from: data) }),
                     ("Foundation JSONDecoder", { _ = try JSONDecoder().decode(FoundationEnvelope.self, from: data) }),
+                    (HandWrittenCodec.name, { _ = try HandWrittenCodec.decodeCurrent(data) }),
                 ]
             }
 
             try measure("decode current", bytes: current.count, decoding(current))
+            try HandWrittenCodec.check(
+                decoded: HandWrittenCodec.decodeVersion1(version1), from: version1, decoder: decoder)
 
             try measure(
                 "migrate + decode", bytes: version1.count,
@@ -264,7 +283,8 @@ struct BenchmarkSuite {
                     ),
                 ]
                     + (size <= DIYMigration.largestSize
-                        ? [("DIY JSONSerialization", { _ = try DIYMigration.decode(version1) })] : []))
+                        ? [("DIY JSONSerialization", { _ = try DIYMigration.decode(version1) })] : [])
+                    + [(HandWrittenCodec.name, { _ = try HandWrittenCodec.decodeVersion1(version1) })])
 
             if size <= KeyedArchiveCase.largestSize {
                 let keyed = try KeyedArchiveCase.archive(shapes)
@@ -277,16 +297,20 @@ struct BenchmarkSuite {
                     ])
 
                 let long = try DocumentGenerator.currentArchive(DocumentGenerator.shapes(count: size, flavor: .long))
-                try measure("decode current, long values", bytes: long.count, decoding(long))
+                try measure("decode current, long values", bytes: long.count, try decoding(long))
             }
 
             let mirror = FoundationEnvelope(root: FoundationDocument(shapes: shapes.map(FoundationShape.init)))
             let encoder = ArchiveEncoder(writingOptions: ArchiveWritingOptions(prettyPrinted: false))
+            try HandWrittenCodec.check(
+                decoded: decoder.decode(BenchDocument.self, from: HandWrittenCodec.encode(document)), from: current,
+                decoder: decoder)
             try measure(
                 "encode", bytes: current.count,
                 [
                     ("ModelVersioning", { _ = try encoder.encode(document) }),
                     ("Foundation JSONEncoder", { _ = try JSONEncoder().encode(mirror) }),
+                    (HandWrittenCodec.name, { _ = HandWrittenCodec.encode(document) }),
                 ])
 
             if size == options.sizes.last {

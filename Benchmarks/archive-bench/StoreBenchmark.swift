@@ -27,12 +27,22 @@ enum StoreBenchmark {
         /// For files and NDJSON lines: the count, the batch's peak and the largest archive's alone.
         var batches: [(name: String, count: Int, peak: Int, single: Int)] = []
         var pythonSkipped: String?
+        /// Why the C floor did not run (no C compiler, or no SQLite headers), when it did not.
+        var ceilingSkipped: String?
 
         var ratio: Double? {
-            guard let ours = rowsPerSecond["ModelVersioning"], let theirs = rowsPerSecond["Python sqlite3 + json"],
+            guard let ours = rowsPerSecond["ModelVersioning"], let theirs = rowsPerSecond[StoreBenchmark.python],
                 theirs > 0
             else { return nil }
             return ours / theirs
+        }
+
+        /// Our rows per second as a fraction of the C program's, which does only SQLite's part.
+        var ofCeiling: Double? {
+            guard let ours = rowsPerSecond["ModelVersioning"], let floor = rowsPerSecond[StoreBenchmark.ceiling],
+                floor > 0
+            else { return nil }
+            return ours / floor
         }
 
         /// The results as lines of the benchmark's table.
@@ -49,7 +59,11 @@ enum StoreBenchmark {
                         + String(format: ", peak %.1f MB", Double(peakBytes[name] ?? 0) / 1e6))
             }
             if let ratio { lines.append("  " + pad("ModelVersioning vs Python") + String(format: "%.2f×", ratio)) }
+            if let ofCeiling {
+                lines.append("  " + pad("ModelVersioning of the C floor") + String(format: "%.2f", ofCeiling))
+            }
             if let pythonSkipped { lines.append("  Python skipped: \(pythonSkipped)") }
+            if let ceilingSkipped { lines.append("  C floor skipped: \(ceilingSkipped)") }
             for batch in batches {
                 lines.append(
                     "  " + pad("peak memory, \(batch.count) \(batch.name)")
@@ -70,6 +84,7 @@ enum StoreBenchmark {
                 ArchiveDictionary(
                     rowsPerSecond.sorted { $0.key < $1.key }.map { ($0.key, .double($0.value.rounded())) }))
             store["vs_python"] = ratio.map { .double(($0 * 100).rounded() / 100) } ?? .null
+            store["of_ceiling"] = ofCeiling.map { .double(($0 * 100).rounded() / 100) } ?? .null
             store["peak_memory_mb"] = .dictionary(
                 ArchiveDictionary(peakBytes.sorted { $0.key < $1.key }.map { ($0.key, megabytes($0.value)) }))
             let batchEntries = batches.map { batch -> (String, ArchiveValue) in
@@ -83,6 +98,7 @@ enum StoreBenchmark {
             }
             return [
                 ("sqlite", .dictionary(store)), ("sqlite_vs_python", store["vs_python"] ?? .null),
+                ("sqlite_of_ceiling", store["of_ceiling"] ?? .null),
                 ("batch_peak_memory_mb", .dictionary(ArchiveDictionary(batchEntries))),
             ]
         }
@@ -96,8 +112,17 @@ enum StoreBenchmark {
           {"from": 3, "to": 4, "rules": [{"add": "visible", "default": true}]}]}}}
         """
 
+    /// The contenders' names in the results.
+    static let python = "Python sqlite3 + json"
+    static let ceiling = "C sqlite3, values computed beforehand"
+
     static var script: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("sqlite_migrate.py")
+    }
+
+    /// The floor's source: `sqlite_ceiling.c`, compiled when the benchmark runs.
+    static var ceilingSource: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("sqlite_ceiling.c")
     }
 
     static func run(rows: Int, runs: Int, batchFiles: Int, batchLines: Int, progress: (String) -> Void) throws
@@ -124,9 +149,17 @@ enum StoreBenchmark {
             )
         ]
         if let python = findPython() {
-            contenders.append(("Python sqlite3 + json", [python, script.path, work.path]))
+            contenders.append((Self.python, [python, script.path, work.path]))
         } else {
             results.pythonSkipped = "python3 with the sqlite3 module was not found"
+        }
+        switch compileCeiling(in: folder) {
+        case .success(let program):
+            let values = folder.appendingPathComponent("values.txt")
+            try Data((0..<rows).map { upgradedShapeArchive($0) + "\n" }.joined().utf8).write(to: values)
+            contenders.append((Self.ceiling, [program.path, work.path, values.path]))
+        case .failure(let reason):
+            results.ceilingSkipped = reason.description
         }
         var seconds: [String: [Double]] = [:]
         for round in 0..<(runs + 1) {
@@ -179,7 +212,41 @@ enum StoreBenchmark {
             + #""y":\#(y),"radius":\#(Double(index % 50) + 0.5),"tags":["a","b"]}"#
     }
 
-    /// Both contenders must leave every row at version 4.
+    /// The version 4 archive the chain makes of `shapeArchive(index)`, as the tool writes it:
+    /// the C floor's precomputed value for that row.
+    static func upgradedShapeArchive(_ index: Int) -> String {
+        let x = Double(index % 1000) / 4
+        let y = Double(index % 777) / 8
+        return #"{"$type":"Shape","$version":4,"id":\#(index),"title":"shape \#(index)","kind":"circle","#
+            + #""center":{"x":\#(x),"y":\#(y)},"radius":\#(Double(index % 50) + 0.5),"tags":["a","b"],"#
+            + #""visible":true}"#
+    }
+
+    /// Why the floor cannot be built here.
+    struct CeilingUnavailable: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Compiles `sqlite_ceiling.c` with the first C compiler found (`cc`, `clang` or `gcc`).
+    static func compileCeiling(in folder: URL) -> Result<URL, CeilingUnavailable> {
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        guard
+            let compiler = ["cc", "clang", "gcc"].lazy.compactMap({ name in
+                path.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+            }).first
+        else { return .failure(CeilingUnavailable(description: "no C compiler (cc, clang or gcc) on PATH")) }
+        let program = folder.appendingPathComponent("sqlite_ceiling")
+        let run = try? ChildProcess.run(
+            [compiler, "-O2", "-o", program.path, ceilingSource.path, "-lsqlite3"], captureError: true)
+        guard let run, run.status == 0 else {
+            return .failure(
+                CeilingUnavailable(description: "\(compiler) could not build sqlite_ceiling.c: \(run?.errorLine ?? "")")
+            )
+        }
+        return .success(program)
+    }
+
+    /// Every contender must leave every row at version 4.
     static func checkUpgraded(_ url: URL, rows: Int, contender: String) throws {
         let run = try ChildProcess.run(
             [
