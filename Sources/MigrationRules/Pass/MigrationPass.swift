@@ -72,7 +72,8 @@ public struct MigrationPass: Sendable {
     /// - Throws: ``ArchiveError`` with code
     ///   - ``ArchiveError/Code/newerVersion`` for an object or document written by a newer
     ///     version (`written by a newer version: Circle v7, this app knows v5`), unless
-    ///     ``MigrationOptions/allowsNewerVersions``, when no carried way down takes it down;
+    ///     ``MigrationOptions/allowsNewerVersions``, when no carried way down takes it down; and
+    ///     always for an envelope of a newer format (`"$archive": 2`), which is left unchanged;
     ///   - ``ArchiveError/Code/invalidWayDown`` for a carried way down this app needs that is
     ///     malformed or does not fit it (see ``WayDown/init(tree:limits:)``), or kept values that
     ///     are malformed;
@@ -92,7 +93,7 @@ public struct MigrationPass: Sendable {
     public func upgrade(_ tree: inout ArchiveValue, document: String? = nil) throws -> MigrationReport {
         var report = MigrationReport(direction: .upgrade)
         var work = RuleWork(limits: options.limits, ruleBytes: catalog.ruleWork)
-        let isEnvelope = ArchiveEnvelope.isEnvelope(tree)
+        let isEnvelope = try ArchiveEnvelope.isReadableEnvelope(tree)
         if isEnvelope { report.wayDownRun = try runWayDown(&tree, document: document, work: &work) }
         if let chain = try documentChain(of: tree, named: document, isEnvelope: isEnvelope) {
             report.document = try migrateDocument(
@@ -147,7 +148,7 @@ public struct MigrationPass: Sendable {
             }
             report.release = release.name
         }
-        let isEnvelope = ArchiveEnvelope.isEnvelope(tree)
+        let isEnvelope = try ArchiveEnvelope.isReadableEnvelope(tree)
         var work = RuleWork(limits: options.limits, ruleBytes: catalog.ruleWork)
         var documentChain: CompiledChain?
         if let version = target.documentVersion {

@@ -67,15 +67,7 @@ public struct ArchiveEnvelope: Sendable, Hashable {
     ///   bad marker, document name or version, or no root.
     public init?(tree: ArchiveValue) throws {
         guard case .dictionary(let entries) = tree, let marker = entries[Self.markerKey] else { return nil }
-        guard let format = marker.intValue, format >= 1 else {
-            throw ArchiveError(.malformedInput, "'$archive' must be a positive integer", path: [.key(Self.markerKey)])
-        }
-        guard format <= Self.currentFormatVersion else {
-            throw ArchiveError(
-                .newerVersion,
-                "the archive envelope has format \(format); this library reads format \(Self.currentFormatVersion)",
-                path: [.key(Self.markerKey)])
-        }
+        let format = try Self.format(of: marker)
         guard let root = entries[Self.rootKey] else {
             throw ArchiveError(.malformedInput, "the archive has no 'root'")
         }
@@ -105,6 +97,32 @@ public struct ArchiveEnvelope: Sendable, Hashable {
     package static func isEnvelope(_ tree: ArchiveValue) -> Bool {
         if case .dictionary(let entries) = tree { return entries.index(forKey: markerKey) != nil }
         return false
+    }
+
+    /// Whether `tree` is an envelope of a format this library reads: the check every road that
+    /// migrates or rewrites an archive makes first, so that nothing written by a newer format is
+    /// changed and written back still labelled with that format.
+    ///
+    /// - Throws: ``ArchiveError`` (``ArchiveError/Code/newerVersion``) for a newer envelope
+    ///   format, (``ArchiveError/Code/malformedInput``) for a marker that is not a positive integer.
+    package static func isReadableEnvelope(_ tree: ArchiveValue) throws -> Bool {
+        guard case .dictionary(let entries) = tree, let marker = entries[markerKey] else { return false }
+        _ = try format(of: marker)
+        return true
+    }
+
+    /// The format a `"$archive"` marker states, when this library reads it.
+    private static func format(of marker: ArchiveValue) throws -> Int {
+        guard let format = marker.intValue, format >= 1 else {
+            throw ArchiveError(.malformedInput, "'$archive' must be a positive integer", path: [.key(markerKey)])
+        }
+        guard format <= currentFormatVersion else {
+            throw ArchiveError(
+                .newerVersion,
+                "the archive envelope has format \(format); this library reads format \(currentFormatVersion)",
+                path: [.key(markerKey)])
+        }
+        return format
     }
 
     /// The envelope as a tree: marker, document, document version, way down (when there is one),

@@ -1,4 +1,5 @@
 import Foundation
+import MigrationRules
 import ModelVersioning
 import TestSupport
 import Testing
@@ -28,6 +29,40 @@ struct ExitStatusTests {
         #expect(try Self.status(["inspect", "newer.json"], in: scratch) == 3)
         #expect(try Self.status(["upgrade", "newer.json", "--allow-newer"], in: scratch) == 0)
         #expect(try Self.status(["upgrade", "broken.json"], in: scratch) == 2)
+    }
+
+    @Test("an envelope of a newer format is refused and left as it was, by the tool and by the pass alike")
+    func newerEnvelopeFormat() throws {
+        let scratch = try ScratchFolder()
+        try scratch.copy(fixture: "archives/rules.json", to: "rules.json")
+        let original = try String(decoding: Fixture.data("archives/Sketch/v1/kyoto-trip.json"), as: UTF8.self)
+        let newer = original.replacingOccurrences(of: #""$archive": 1"#, with: #""$archive": 2"#)
+        #expect(newer != original)
+        try scratch.write(newer, to: "newer.json")
+        let file = scratch.url.appendingPathComponent("newer.json")
+        for arguments in [
+            ["upgrade", "newer.json", "--in-place"], ["upgrade", "newer.json", "-o", "out"],
+            ["downgrade", "newer.json", "--to", "1.0", "-o", "down"],
+            ["upgrade", "newer.json", "--allow-newer", "--in-place"],
+        ] {
+            let run = try ToolProcess.run(arguments + ["--rules", "rules.json"], in: scratch.url)
+            #expect(run.status == 3, "\(arguments): \(run.standardError)")
+            #expect(run.standardError.contains("the archive envelope has format 2; this library reads format 1"))
+            #expect(try String(decoding: Data(contentsOf: file), as: UTF8.self) == newer, "\(arguments)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("out/newer.json").path))
+
+        // The pass itself: the same error, located at the marker, and the tree untouched.
+        let catalog = try MigrationCatalog(
+            rulesFile: ArchiveFormat.json.read(Fixture.data("archives/rules.json")), fileName: "rules.json")
+        let read = try ArchiveFormat.json.read(Data(newer.utf8))
+        var tree = read
+        #expect {
+            try MigrationPass(catalog: catalog, options: MigrationOptions(allowsNewerVersions: true)).upgrade(&tree)
+        } throws: { error in
+            (error as? ArchiveError)?.code == .newerVersion && (error as? ArchiveError)?.path.description == "$archive"
+        }
+        #expect(tree == read)
     }
 
     @Test("in a batch the most severe status wins: 2 over 3, 3 over 1, 1 over 0")
