@@ -131,6 +131,10 @@ extension Decimal: ArchiveDecodablePrimitive {
         case .uint(let number):
             self = Decimal(number)
         case .double(let number):
+            // Decimal(Double) traps on an infinity; a Decimal holds no NaN an archive could mean.
+            guard number.isFinite else {
+                throw decoder.error(.dataCorrupted, "\(number) is not a decimal number (a Decimal is finite)")
+            }
             self = Decimal(number)
         default:
             throw decoder.mismatch(expected: "a decimal number", found: archiveValue)
