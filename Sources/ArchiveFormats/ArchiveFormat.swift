@@ -23,6 +23,7 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
     /// for how its classes map onto the tree. Written as a binary property list.
     case keyedArchive = "keyed-archive"
 
+    /// The format's short name (its raw value): `json`, `xml-plist`, `binary-plist` or `keyed-archive`.
     public var description: String { rawValue }
 
     /// Guesses the format from the first bytes: `bplist00` for binary property lists, an XML

@@ -142,8 +142,10 @@ public struct TreeGenerator {
         "c", "s", "Ada Lovelace", "2020-01-02T03:04:05Z", "1999-12-31", "42", "-7", "2.5", "true", "no", "x y z",
         "", "\u{0}", "🎉", "nan",
     ]
+    /// How many values `value(depth:)` has built.
     public private(set) var nodes = 0
 
+    /// A generator that takes its choices from `data`.
     public init(_ data: Data) {
         bytes = Array(data)
     }

@@ -24,6 +24,8 @@ private let lenient: ArchiveDecoder = {
     return ArchiveDecoder(registry: fuzzRegistry, options: options)
 }()
 
+/// libFuzzer's set-up: when `FUZZ_WRITE_SEEDS` names a folder, writes archives of a sample document in
+/// every format into it. Returns 0.
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>)
     -> CInt
@@ -70,6 +72,8 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
     return 0
 }
 
+/// libFuzzer's entry point: decodes the `count` bytes at `start` into the fuzz models, strictly and
+/// leniently, and checks that every other path (re-encoding, direct decoding) agrees. Returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDecode(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)

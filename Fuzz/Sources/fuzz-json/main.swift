@@ -7,6 +7,8 @@ import ModelVersioning
 
 private let modes: [MarkupMode] = [.automatic, .archive, .plain]
 
+/// libFuzzer's entry point: reads the `count` bytes at `start` as JSON (the markup mode chosen by `count`),
+/// then writes the tree in every format and reads it back. Returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSON(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)

@@ -12,6 +12,8 @@ private let keyedOptions: [KeyedArchiveOptions] = {
     return [.default, all, KeyedArchiveOptions(rootKey: "foundItems")]
 }()
 
+/// libFuzzer's entry point: reads the `count` bytes at `start` as a keyed archive (the root chosen by
+/// `count`), then writes the tree in every format and reads it back. Returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzKeyedArchive(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)

@@ -6,6 +6,8 @@ import ModelVersioning
 // content), then the detecting facade (which also reads keyed archives), then every writer and
 // back. A value or an ArchiveError; anything else crashes.
 
+/// libFuzzer's entry point: reads the `count` bytes at `start` as a property list and through the
+/// detecting reader, then writes the tree in every format and reads it back. Returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPropertyList(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)

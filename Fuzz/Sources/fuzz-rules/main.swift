@@ -73,6 +73,8 @@ private let builtTrees: [ArchiveValue] = {
 
 private let trees = sketchTrees + builtTrees
 
+/// libFuzzer's set-up: when `FUZZ_WRITE_SEEDS` names a folder, writes generator seeds and the rules
+/// files they generate into it. Returns 0.
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>)
     -> CInt
@@ -160,6 +162,8 @@ private func migrate(with catalog: MigrationCatalog, choice: UInt8) {
     }
 }
 
+/// libFuzzer's entry point: reads a rules file from the `count` bytes at `start` (or generates one from
+/// them) and runs its catalog over the fixed archives. Returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRules(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)

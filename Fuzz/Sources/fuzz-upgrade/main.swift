@@ -35,6 +35,8 @@ private let seeds = [
     #"{"$type":"Kite","$version":1,"a":{"k":"\u212A"}}"#,
 ]
 
+/// libFuzzer's set-up: when `FUZZ_WRITE_SEEDS` names a folder, writes seed archives of the catalog's
+/// types into it. Returns 0.
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>)
     -> CInt
@@ -45,6 +47,8 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
     return 0
 }
 
+/// libFuzzer's entry point: upgrades the `count` bytes at `start` with `ArchiveUpgrader` and checks that
+/// the tree path, run on its own, gives the same bytes. Returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzUpgrade(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)

@@ -84,6 +84,8 @@ private let archives: [ArchiveValue] = {
     return made
 }()
 
+/// libFuzzer's set-up: when `FUZZ_WRITE_SEEDS` names a folder, writes the archives and mutator seeds
+/// into it. Returns 0.
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>)
     -> CInt
@@ -140,6 +142,8 @@ private func archive(from data: Data) -> ArchiveValue? {
     return tree
 }
 
+/// libFuzzer's entry point: reads the way down of the archive made from the `count` bytes at `start`,
+/// runs the older apps' upgrades on it, then today's on what they made. Returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWayDown(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)

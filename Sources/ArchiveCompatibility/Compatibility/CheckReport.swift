@@ -22,6 +22,7 @@ public struct CheckReport: Sendable, Hashable, CustomStringConvertible {
 
     /// How an item ended.
     public enum Outcome: Sendable, Hashable {
+        /// Checked, and nothing was wrong.
         case passed
         /// A snapshot or golden was written (recording was asked for).
         case recorded
@@ -33,15 +34,18 @@ public struct CheckReport: Sendable, Hashable, CustomStringConvertible {
 
     /// One check.
     public struct Item: Sendable, Hashable {
+        /// What kind of check it is.
         public var category: Category
         /// What was checked: `Circle v3`, `Sketch/v1/drawing.json`.
         public var subject: String
+        /// How it ended.
         public var outcome: Outcome
         /// The file the finding is about, relative to the working directory when possible.
         public var file: String?
         /// What was checked, for items that passed (`100 generated v1 objects upgrade and open today, …`).
         public var detail: String?
 
+        /// An item of `category` about `subject`.
         public init(category: Category, subject: String, outcome: Outcome, file: String? = nil, detail: String? = nil) {
             self.category = category
             self.subject = subject
@@ -50,6 +54,7 @@ public struct CheckReport: Sendable, Hashable, CustomStringConvertible {
             self.detail = detail
         }
 
+        /// Whether the check failed (its outcome is `.failed`).
         public var isFailure: Bool {
             if case .failed = outcome { return true }
             return false
@@ -63,6 +68,7 @@ public struct CheckReport: Sendable, Hashable, CustomStringConvertible {
     /// Lines printed after the items: what the law check generated and how long it took.
     public var notes: [String]
 
+    /// A report of `items`, with the steps proposed for unbumped changes and the lines printed after the items.
     public init(items: [Item], proposals: [MigrationProposal] = [], notes: [String] = []) {
         self.items = items
         self.proposals = proposals

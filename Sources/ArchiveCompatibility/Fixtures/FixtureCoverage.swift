@@ -20,17 +20,21 @@ import ModelVersioning
 public struct FixtureCoverage: Sendable {
     /// A version no fixture holds.
     public struct Gap: Sendable, Hashable, CustomStringConvertible {
+        /// The type.
         public var typeName: String
+        /// The version of it no fixture holds.
         public var version: Int
         /// The release that archived it, when the catalog declares releases.
         public var release: String?
 
+        /// The gap at `version` of `typeName`, archived by `release` when the catalog declares releases.
         public init(typeName: String, version: Int, release: String? = nil) {
             self.typeName = typeName
             self.version = version
             self.release = release
         }
 
+        /// `Model v4 (archived by release 2.1): no fixture`.
         public var description: String {
             "\(typeName) v\(version)" + (release.map { " (archived by release \($0))" } ?? "") + ": no fixture"
         }

@@ -49,6 +49,7 @@ public struct FixtureSuite: Sendable {
         /// Where its golden lives (`Sketch/expected/v1/drawing.json`).
         public var goldenURL: URL
 
+        /// The fixture's ``path``.
         public var description: String { path }
 
         /// The folder the fixture belongs to: its document or root type (`Sketch`).
@@ -69,7 +70,9 @@ public struct FixtureSuite: Sendable {
 
     /// One fixture's result.
     public struct FixtureResult: Sendable, Hashable {
+        /// The fixture run.
         public var fixture: Fixture
+        /// Whether it matched its golden, had it recorded, or failed.
         public var outcome: Outcome
         /// Which migration steps ran on it.
         public var report: MigrationReport?

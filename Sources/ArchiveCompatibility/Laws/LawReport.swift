@@ -26,6 +26,7 @@ public enum MigrationLaw: String, Sendable, Hashable, CaseIterable {
 /// A law broken by a generated object: where, how, and the smallest object found that breaks
 /// it, with the seed that generates the original again.
 public struct LawViolation: Sendable, Hashable {
+    /// The law broken.
     public var law: MigrationLaw
     /// The chain's type.
     public var typeName: String
@@ -40,8 +41,9 @@ public struct LawViolation: Sendable, Hashable {
     public var details: [String]
     /// The shrunk counterexample, as archived.
     public var counterexample: ArchiveValue
-    /// Which generated object it was shrunk from (0-based), and how many shrinking steps it took.
+    /// Which generated object it was shrunk from (0-based).
     public var objectIndex: Int
+    /// How many shrinking steps it took.
     public var shrinkSteps: Int
     /// The seed of the run that generated it.
     public var seed: UInt64
@@ -79,6 +81,7 @@ public struct LawReport: Sendable, Hashable, CustomStringConvertible {
         case passed(String)
         /// Not checked, with the reason.
         case skipped(String)
+        /// A generated object broke a law: which, where, and the smallest counterexample found.
         case failed(LawViolation)
         /// Not checked because no object can be generated without making a value a type cannot
         /// hold (an enum that lists no case): the line says which type and the fix. A failure:
@@ -89,9 +92,13 @@ public struct LawReport: Sendable, Hashable, CustomStringConvertible {
     /// One type and version: `Model v1 → v3` (an older version and its way to today), or
     /// `Model v3` (today's objects).
     public struct VersionResult: Sendable, Hashable {
+        /// The chain's type.
         public var typeName: String
+        /// The version the objects were generated at.
         public var version: Int
+        /// Today's version of the type.
         public var currentVersion: Int
+        /// How the version fared.
         public var outcome: Outcome
         /// The objects generated at this version.
         public var objects: Int
@@ -108,6 +115,7 @@ public struct LawReport: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// One result per type and version.
     public var results: [VersionResult]
     /// The seed the objects were generated from.
     public var seed: UInt64
@@ -146,6 +154,8 @@ public struct LawReport: Sendable, Hashable, CustomStringConvertible {
             + "through the laws), seed \(seed), " + String(format: "%.2f s", seconds)
     }
 
+    /// One line per type and version (`ok`, `skipped` or `FAILED`, with a violation's lines), then
+    /// ``summary``.
     public var description: String {
         var lines: [String] = []
         for result in results {

@@ -13,6 +13,8 @@ public struct LawOptions: Sendable, Hashable {
     /// The seed `check` uses unless told otherwise (`--seed`).
     public static let defaultSeed: UInt64 = 1
 
+    /// Options that by default generate 100 objects per version from ``defaultSeed`` and try at most 2000
+    /// candidates while shrinking.
     public init(seed: UInt64 = LawOptions.defaultSeed, objectsPerVersion: Int = 100, shrinkBudget: Int = 2000) {
         self.seed = seed
         self.objectsPerVersion = objectsPerVersion
@@ -57,6 +59,7 @@ public struct MigrationLaws: Sendable {
     public var registry: ModelRegistry?
     /// The snapshots objects are generated from.
     public var schemas: SchemaStore?
+    /// How many objects are generated, from which seed, and how long a counterexample is shrunk.
     public var options: LawOptions
 
     /// The law check of an app's registered types and chains.

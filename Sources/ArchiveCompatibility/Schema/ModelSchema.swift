@@ -45,6 +45,7 @@ public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible 
         /// check generates only these values, and comparisons of schemas ignore it.
         public var values: [ArchiveValue]?
 
+        /// A property as a snapshot records it.
         public init(
             name: String, type: String, optional: Bool, behavior: EncodingBehavior, allowedTypes: [String]? = nil,
             values: [ArchiveValue]? = nil
@@ -57,6 +58,7 @@ public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible 
             self.values = values
         }
 
+        /// The key and its ``typeDescription``: `label: String? (excluded)`.
         public var description: String {
             "\(name): \(typeDescription)"
         }
@@ -91,6 +93,7 @@ public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible 
     /// The snapshot format the file was written in (see ``currentFormat``).
     public var format: Int
 
+    /// A snapshot of the given shape, its nested types sorted by name.
     public init(
         typeName: String, version: Int, properties: [Property], nestedTypes: [NestedType] = [],
         format: Int = ModelSchema.currentFormat
@@ -117,6 +120,7 @@ public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible 
     /// them without their shapes, and ``SchemaStore/upgradeSnapshots(from:isModel:)`` adds them.
     public var isLegacy: Bool { format < 2 }
 
+    /// The type, version and properties: `Circle v2: center: Point, radius: Double, label: String? (excluded)`.
     public var description: String {
         "\(typeName) v\(version): " + properties.map(\.description).joined(separator: ", ")
     }

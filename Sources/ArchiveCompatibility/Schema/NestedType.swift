@@ -34,6 +34,7 @@ extension ModelSchema {
             /// encoder writes for a case without one.
             public var value: ArchiveValue
 
+            /// The case `name`, archived as `value`.
             public init(name: String, value: ArchiveValue) {
                 self.name = name
                 self.value = value
@@ -42,6 +43,7 @@ extension ModelSchema {
 
         /// The Swift type's name, as properties refer to it (`Frame`).
         public var name: String
+        /// How the type is archived: as a struct's or class's keys, an enum's case, or a single value.
         public var kind: Kind
         /// The keys of a struct or class, in the order its initializer reads them.
         public var properties: [Property]
@@ -56,6 +58,7 @@ extension ModelSchema {
         /// for `CaseIterable` when there are none), and a change of its cases goes unnoticed.
         public var listsEveryCase: Bool
 
+        /// The shape of the nested type `name`.
         public init(
             name: String, kind: Kind, properties: [Property] = [], cases: [Case] = [], valueType: String? = nil,
             listsEveryCase: Bool = true
@@ -68,6 +71,7 @@ extension ModelSchema {
             self.listsEveryCase = listsEveryCase
         }
 
+        /// The name and shape: `Frame: x: Double, y: Double`, `ModelKind: enum photo = "photo" | drawing = "drawing"`.
         public var description: String {
             switch kind {
             case .struct, .class:

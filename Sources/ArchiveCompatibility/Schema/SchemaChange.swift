@@ -30,6 +30,7 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
         case caseRemoved
     }
 
+    /// Whether a key was added, removed or changed, or an enum case added or removed.
     public var kind: Kind
     /// Where the value is, from the model object: `radius`, `rect.depth`, `points[*].x`; for a
     /// case, the value holding the enum (`kind`).
@@ -50,6 +51,7 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
     /// Every case of the enum after the change, for cases.
     public var newCases: [ModelSchema.NestedType.Case]
 
+    /// A change at `path`, named `location` in messages (``ModelSchema/changes(from:)`` finds them).
     public init(
         kind: Kind, path: ArchivePath, location: String, nestedType: String? = nil, old: ModelSchema.Property? = nil,
         new: ModelSchema.Property? = nil, enumCase: ModelSchema.NestedType.Case? = nil,

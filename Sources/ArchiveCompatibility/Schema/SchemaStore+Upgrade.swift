@@ -14,6 +14,7 @@ extension SchemaStore {
         /// shapes must be written into the snapshot by hand.
         public var undefinedTypes: [String]
 
+        /// What was done and what is left to do by hand: `Model v1: format 2, nested types added from today's: Frame`.
         public var description: String {
             var text = "\(typeName) v\(version): format \(ModelSchema.currentFormat)"
             if !addedTypes.isEmpty {

@@ -15,6 +15,7 @@ public struct SchemaStore: Sendable {
     /// The snapshots folder.
     public var directory: URL
 
+    /// The snapshots in `directory`.
     public init(directory: URL) {
         self.directory = directory
     }

@@ -9,6 +9,8 @@ public struct ArchiveReadingOptions: Sendable, Hashable {
     /// How keyed archives are read (which `$top` key is the root).
     public var keyedArchive: KeyedArchiveOptions
 
+    /// Options that by default read within the default limits, read the markup when the document starts
+    /// with it (``MarkupMode/automatic``), and find a keyed archive's root automatically.
     public init(
         limits: ArchiveLimits = .default, markup: MarkupMode = .automatic, keyedArchive: KeyedArchiveOptions = .default
     ) {

@@ -25,6 +25,8 @@ public struct ArchiveWritingOptions: Sendable, Hashable {
     /// The other formats ignore it.
     public var keyedArchive: KeyedArchiveOptions
 
+    /// Options that by default write pretty-printed text with the archive markup, no plain envelope, the
+    /// default limits and the default keyed-archive options.
     public init(
         prettyPrinted: Bool = true, markup: MarkupMode = .archive, conventions: DocumentConventions = .init(),
         plainEnvelope: PlainEnvelope = .never, limits: ArchiveLimits = .default,

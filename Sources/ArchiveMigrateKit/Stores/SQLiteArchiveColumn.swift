@@ -88,6 +88,7 @@ public struct SQLiteArchiveColumn: Sendable {
         /// included); zero with ``SQLiteArchiveColumn/skipsFailedRows``.
         public var rolledBack = 0
 
+        /// `10 rows: 3 written, 5 already current, 1 NULL, 1 failed`, and how many rolled back, if any.
         public var description: String {
             "\(rows) rows: \(written) written, \(rows - changed - failures.count - nulls) already current, "
                 + "\(nulls) NULL, \(failures.count) failed" + (rolledBack > 0 ? ", \(rolledBack) rolled back" : "")

@@ -30,6 +30,8 @@ public enum ArchiveDiff {
         /// The most differences reported; the walk stops there.
         public var limit: Int
 
+        /// Options that by default compare numbers by value, tell `null` from a missing key, and stop at 1000
+        /// differences.
         public init(numbersByValue: Bool = true, nullMeansAbsent: Bool = false, limit: Int = 1000) {
             self.numbersByValue = numbersByValue
             self.nullMeansAbsent = nullMeansAbsent

@@ -18,6 +18,7 @@ public struct ArchiveDifference: Sendable, Hashable, CustomStringConvertible {
 
     /// Where, from the root (`$type` and `$version` components name an object's type and version).
     public var path: ArchivePath
+    /// Whether the value was added, removed or changed.
     public var kind: Kind
     /// The value in the first tree.
     public var old: ArchiveValue?

@@ -28,12 +28,15 @@ public struct ArchiveError: Error, Sendable {
     /// A struct of constants rather than an enum, so that `catch ArchiveError.Code.newerVersion`
     /// matches an ``ArchiveError`` by code and new codes can be added without breaking switches.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code's name, as in `newerVersion`.
         public var rawValue: String
 
+        /// The code named `rawValue`; the library's own codes are the constants below.
         public init(rawValue: String) {
             self.rawValue = rawValue
         }
 
+        /// The code's name (``rawValue``).
         public var description: String { rawValue }
 
         /// The bytes are not a well-formed document of the detected format.
@@ -257,6 +260,7 @@ extension ArchiveError: CustomStringConvertible, CustomDebugStringConvertible {
         return text
     }
 
+    /// The code, then ``description``: `ArchiveError(newerVersion): …`.
     public var debugDescription: String {
         "ArchiveError(\(code.rawValue)): \(description)"
     }

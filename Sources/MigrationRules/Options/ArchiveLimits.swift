@@ -48,6 +48,7 @@ public struct ArchiveLimits: Sendable, Hashable {
         case ruleWork = "maxRuleWork"
         case nestedArchives = "maxNestedArchives"
 
+        /// The limit as the ``ArchiveLimits`` property it names: `ArchiveLimits.maxDepth`.
         public var description: String { "ArchiveLimits.\(rawValue)" }
     }
 

@@ -150,8 +150,9 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
     public struct AbsentObject: Sendable, Hashable {
         /// Where it was, from the document root.
         public var path: ArchivePath
-        /// Its type (today's name) and version before the downgrade.
+        /// Its type, by today's name.
         public var typeName: String
+        /// Its version before the downgrade.
         public var version: Int
         /// The type it was written as (the chain's ``TypeMigrations/downgradeFallback``), or
         /// `nil` when it was left out.

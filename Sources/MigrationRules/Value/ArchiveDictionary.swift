@@ -358,14 +358,18 @@ public struct ArchiveDictionary: Sendable {
 }
 
 extension ArchiveDictionary: RandomAccessCollection {
+    /// A position is an entry's offset in archived order, from 0.
     public typealias Index = Int
 
+    /// The position of the first entry: 0.
     @inlinable
     public var startIndex: Int { 0 }
 
+    /// The position after the last entry: the number of entries.
     @inlinable
     public var endIndex: Int { entries.count }
 
+    /// The key and value of the entry at `position`, in archived order.
     @inlinable
     public subscript(position: Int) -> Element {
         (entries[position].key, entries[position].value)
@@ -385,6 +389,7 @@ extension ArchiveDictionary: RandomAccessCollection {
 }
 
 extension ArchiveDictionary: ExpressibleByDictionaryLiteral {
+    /// The literal's entries in their order; a key written twice keeps its first position and its last value.
     public init(dictionaryLiteral elements: (String, ArchiveValue)...) {
         self.init()
         reserveCapacity(elements.count)
@@ -413,6 +418,7 @@ extension ArchiveDictionary: Equatable {
 }
 
 extension ArchiveDictionary: Hashable {
+    /// Hashes the entries in any order, each key by its Unicode scalars, so that equal dictionaries hash alike.
     public func hash(into hasher: inout Hasher) {
         // Order-independent: combine per-entry hashes commutatively.
         var combined = 0

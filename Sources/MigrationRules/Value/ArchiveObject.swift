@@ -9,22 +9,27 @@ public struct ArchiveObjectID: RawRepresentable, Hashable, Comparable, Sendable,
     /// The number written to the archive (`"$id"` in JSON, the UID in a keyed archive).
     public var rawValue: Int
 
+    /// The identity numbered `rawValue`.
     public init(rawValue: Int) {
         self.rawValue = rawValue
     }
 
+    /// The identity numbered `rawValue`: `ArchiveObjectID(3)`.
     public init(_ rawValue: Int) {
         self.rawValue = rawValue
     }
 
+    /// The identity an integer literal numbers: `let id: ArchiveObjectID = 3`.
     public init(integerLiteral value: Int) {
         self.rawValue = value
     }
 
+    /// Orders identities by their number.
     public static func < (lhs: ArchiveObjectID, rhs: ArchiveObjectID) -> Bool {
         lhs.rawValue < rhs.rawValue
     }
 
+    /// The number after a `#`, as `#3`.
     public var description: String { "#\(rawValue)" }
 }
 
@@ -170,6 +175,7 @@ public struct ArchiveObject: Sendable {
 /// scalars (as keys do, see ``ArchiveDictionary``) and their versions, identities and fields are
 /// equal.
 extension ArchiveObject: Hashable {
+    /// Whether the two objects have the same type and superclass names, version, identity and fields.
     public static func == (lhs: ArchiveObject, rhs: ArchiveObject) -> Bool {
         if lhs.storage === rhs.storage { return true }
         return lhs.typeName.hasSameScalars(as: rhs.typeName) && lhs.version == rhs.version && lhs.id == rhs.id
@@ -177,6 +183,7 @@ extension ArchiveObject: Hashable {
             && lhs.fields == rhs.fields
     }
 
+    /// Hashes the type name's Unicode scalars, the version, the identity and the fields.
     public func hash(into hasher: inout Hasher) {
         typeName.hashScalars(into: &hasher)
         hasher.combine(version)

@@ -143,6 +143,7 @@ extension ArchivePath: ExpressibleByStringLiteral {
 }
 
 extension ArchivePath: ExpressibleByArrayLiteral {
+    /// The path of the literal's components: `[.key("shapes"), .index(3)]` is `shapes[3]`.
     public init(arrayLiteral elements: Component...) {
         self.init(elements)
     }
@@ -165,6 +166,7 @@ extension ArchivePath: Comparable {
 /// Keys compare and hash by their exact Unicode scalars, as ``ArchiveDictionary``'s do: a path
 /// to `"\u{E9}"` and one to `"e\u{301}"` name two different values.
 extension ArchivePath.Component {
+    /// Whether the two components are the same step; keys compare by their exact Unicode scalars.
     public static func == (lhs: ArchivePath.Component, rhs: ArchivePath.Component) -> Bool {
         switch (lhs, rhs) {
         case (.key(let a), .key(let b)): return a.hasSameScalars(as: b)
@@ -174,6 +176,7 @@ extension ArchivePath.Component {
         }
     }
 
+    /// Hashes the kind of step and its key's Unicode scalars or its index.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(sortRank)
         switch self {

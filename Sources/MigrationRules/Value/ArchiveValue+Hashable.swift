@@ -7,6 +7,7 @@ import Foundation
 /// format: `"\u{E9}"` and `"e\u{301}"` are different strings, although Swift's `String`
 /// equality (canonical equivalence) finds them equal.
 extension ArchiveValue: Equatable {
+    /// Whether the two values mean the same archived value, by the rules above (not by structure).
     public static func == (lhs: ArchiveValue, rhs: ArchiveValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null):
@@ -42,6 +43,7 @@ extension ArchiveValue: Equatable {
 }
 
 extension ArchiveValue: Hashable {
+    /// Hashes as `==` compares: `.int(5)` and `.uint(5)` hash alike, every NaN alike, dictionaries in any order.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null:

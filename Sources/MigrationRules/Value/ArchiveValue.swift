@@ -58,6 +58,7 @@ extension ArchiveValue {
     public enum Kind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
         case null, bool, int, uint, double, string, data, date, array, dictionary, object, reference
 
+        /// The kind's name, as `dictionary`.
         public var description: String { rawValue }
     }
 

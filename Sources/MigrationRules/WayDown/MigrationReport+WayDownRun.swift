@@ -23,9 +23,9 @@ extension MigrationReport {
         /// Objects of types the release did not have, written as the type their chain's fallback
         /// names.
         public var absentObjects: [AbsentObject]
-        /// How many objects keep beside them what the release cannot hold (a `$wayBack` field),
-        /// and where when the report records steps.
+        /// How many objects keep beside them what the release cannot hold (a `$wayBack` field).
         public var keptCount: Int
+        /// Where those objects are, when the report records steps (``MigrationOptions/recordsSteps``); empty otherwise.
         public var keptObjects: [ArchivePath]
 
         /// The lines ``MigrationReport/summary(listing:)`` shows.

@@ -33,10 +33,13 @@ public struct Polymorphic<Value>: Codable {
     /// The wrapped value.
     public var wrappedValue: Value
 
+    /// Wraps `wrappedValue`.
     public init(wrappedValue: Value) {
         self.wrappedValue = wrappedValue
     }
 
+    /// Decodes each value as its archived type, after checking the key's allow list. Only
+    /// ``ArchiveDecoder`` can: other decoders fail with `ArchiveError.Code.typeMismatch`.
     public init(from decoder: any Decoder) throws {
         if let direct = decoder as? DirectJSONDecoder { throw direct.unsupported() }
         guard let treeDecoder = decoder as? TreeDecoder else {
@@ -47,6 +50,7 @@ public struct Polymorphic<Value>: Codable {
         wrappedValue = try treeDecoder.decodePolymorphic(Value.self)
     }
 
+    /// Encodes each value as its concrete type; this library's encoders add its type name and version.
     public func encode(to encoder: any Encoder) throws {
         try PolymorphicCoding.encode(wrappedValue, to: encoder)
     }

@@ -43,15 +43,19 @@ public struct UnknownFields: Codable, Sendable, Hashable {
     /// Whether nothing was kept.
     public var isEmpty: Bool { archivedFields.isEmpty }
 
+    /// Decodes as empty: this library's decoders fill the fields in themselves; other decoders keep none.
     public init(from decoder: any Decoder) throws {
         self.init()
     }
 
+    /// Encodes an empty keyed container: this library's encoders write the kept fields themselves.
     public func encode(to encoder: any Encoder) throws {
         _ = encoder.container(keyedBy: ArchiveCodingKey.self)
     }
 
+    /// Always `true`: kept fields never change a model's equality.
     public static func == (lhs: UnknownFields, rhs: UnknownFields) -> Bool { true }
 
+    /// Hashes nothing, so that a model hashes alike whatever fields it kept.
     public func hash(into hasher: inout Hasher) {}
 }

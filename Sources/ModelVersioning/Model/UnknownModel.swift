@@ -26,6 +26,7 @@ public struct UnknownModel: Codable, Sendable, Hashable, CustomStringConvertible
     /// The archived version.
     public var version: Int? { archivedObject.version }
 
+    /// The archived object's description, wrapped: `UnknownModel(Circle v2 #3)`.
     public var description: String { "UnknownModel(\(archivedObject))" }
 
     /// Decodes the current value of this library's decoder (any other decoder fails: the type

@@ -121,45 +121,54 @@ extension VersionedModel {
     // Each default notes that it answered, so that the registry can tell a class hierarchy whose
     // subclasses could declare a requirement that is never read (`DefaultedRequirements`).
 
+    /// The default: the unqualified type name, `String(describing: self)`.
     public static var archiveTypeName: String {
         DefaultedRequirements.note("archiveTypeName")
         return String(describing: self)
     }
 
+    /// The default: no earlier names.
     public static var archiveTypeAliases: [String] {
         DefaultedRequirements.note("archiveTypeAliases")
         return []
     }
 
+    /// The default: version 1.
     public static var modelVersion: Int {
         DefaultedRequirements.note("modelVersion")
         return 1
     }
 
+    /// The default: every property ``EncodingBehavior/unconditional``.
     public static var encodingBehaviors: [String: EncodingBehavior] {
         DefaultedRequirements.note("encodingBehaviors")
         return [:]
     }
 
+    /// The default: no allow lists.
     public static var allowedTypes: [String: [any VersionedModel.Type]] {
         DefaultedRequirements.note("allowedTypes")
         return [:]
     }
 
+    /// The default: no steps.
     public static var migrationSteps: [MigrationStep] {
         DefaultedRequirements.note("migrationSteps")
         return []
     }
 
+    /// The default: `nil`, so that an archived object without a version is an error.
     public static var unversionedVersion: Int? {
         DefaultedRequirements.note("unversionedVersion")
         return nil
     }
 
+    /// The default: `nil`, no fallback for releases that did not have the type.
     public static var downgradeFallback: DowngradeFallback? {
         DefaultedRequirements.note("downgradeFallback")
         return nil
     }
 
+    /// The default does nothing.
     public mutating func awakeFromArchive() throws {}
 }

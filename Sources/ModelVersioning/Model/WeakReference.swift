@@ -35,10 +35,13 @@ public struct WeakReference<Object: AnyObject & Codable>: Codable {
         nonmutating set { box.object = newValue }
     }
 
+    /// A weak reference to `wrappedValue`.
     public init(wrappedValue: Object?) {
         box = Box(wrappedValue)
     }
 
+    /// Decodes the reference; with ``ArchiveDecoder`` the object is assigned once it has been built, even
+    /// when it closes a cycle.
     public init(from decoder: any Decoder) throws {
         if let direct = decoder as? DirectJSONDecoder { throw direct.unsupported() }
         let box = Box(nil)
@@ -51,6 +54,8 @@ public struct WeakReference<Object: AnyObject & Codable>: Codable {
         }
     }
 
+    /// Encodes a conditional reference to the object (`null` once it has gone); other encoders get the
+    /// object itself, or `nil`.
     public func encode(to encoder: any Encoder) throws {
         if let treeEncoder = encoder as? TreeEncoder {
             guard let object = box.object else {

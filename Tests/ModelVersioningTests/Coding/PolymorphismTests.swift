@@ -42,6 +42,7 @@ struct Canvas: VersionedModel {
 }
 
 extension UnknownModel: Shape {
+    /// Unknown shapes draw nothing: no area.
     public var area: Double { 0 }
 }
 

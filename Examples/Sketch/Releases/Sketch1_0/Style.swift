@@ -25,6 +25,7 @@ extension Style {
         lhs.color == rhs.color
     }
 
+    /// Hashes the colour, as `==` compares it.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(color)
     }

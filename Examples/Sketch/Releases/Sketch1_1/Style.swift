@@ -36,6 +36,7 @@ extension Style {
         lhs.stroke == rhs.stroke && lhs.width == rhs.width
     }
 
+    /// Hashes the stroke and width, as `==` compares them.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(stroke)
         hasher.combine(width)

@@ -3,6 +3,8 @@ import Foundation
 /// An `ArchiveValue` property holds any archived value verbatim: this library's coders copy it
 /// as it is (objects and references included); other coders see plain JSON-like values.
 extension ArchiveValue: Codable {
+    /// Takes the value as it is from this library's decoders; from others, the dictionary, array
+    /// or scalar they hold.
     public init(from decoder: any Decoder) throws {
         if let direct = decoder as? DirectJSONDecoder { throw direct.unsupported() }
         if let treeDecoder = decoder as? TreeDecoder {
@@ -41,6 +43,8 @@ extension ArchiveValue: Codable {
         }
     }
 
+    /// Writes the value as it is with this library's encoders; with others, as plain values (objects and
+    /// references as their markup keys, such as `$type` and `$ref`).
     public func encode(to encoder: any Encoder) throws {
         if let treeEncoder = encoder as? TreeEncoder {
             treeEncoder.storage = .value(self)
