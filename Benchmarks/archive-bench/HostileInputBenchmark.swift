@@ -153,7 +153,7 @@ enum HostileInputBenchmark {
                 "shapes": .array(Array(repeating: circle, count: count)), "models": [],
             ])
         let tree: ArchiveValue = [
-            "$archive": ["format": "ModelVersioning", "version": 1], "document": "Sketch", "documentVersion": 2,
+            "$archive": 1, "document": "Sketch", "documentVersion": 2,
             "wayDown": try wayDown.tree, "root": .object(drawing),
         ]
         var compact = ArchiveWritingOptions()

@@ -27,7 +27,7 @@ struct BoundedWorkToolTests {
                 "shapes": .array(Array(repeating: circle, count: circles)), "models": [],
             ])
         let tree: ArchiveValue = [
-            "$archive": ["format": "ModelVersioning", "version": 1], "document": "Sketch", "documentVersion": 2,
+            "$archive": 1, "document": "Sketch", "documentVersion": 2,
             "wayDown": try wayDown.tree, "root": .object(drawing),
         ]
         return try ArchiveFormat.json.write(tree)
