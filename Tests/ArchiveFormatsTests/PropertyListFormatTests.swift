@@ -487,6 +487,13 @@ struct PropertyListFormatTests {
     /// Converts what `PropertyListSerialization` returns (trusted, small) into a tree.
     static func archiveValue(fromFoundation object: Any) -> ArchiveValue? {
         if type(of: object) == Bool.self, let flag = object as? Bool { return .bool(flag) }
+        #if canImport(Darwin)
+            // Apple's Foundation hands booleans back as `__NSCFBoolean`, an `NSNumber` whose
+            // `objCType` is "c" like a char's: only its Core Foundation type tells them apart.
+            if let number = object as? NSNumber, CFGetTypeID(number) == CFBooleanGetTypeID() {
+                return .bool(number.boolValue)
+            }
+        #endif
         if let string = object as? String { return .string(string) }
         if let data = object as? Data { return .data(data) }
         if let date = object as? Date { return .date(date) }
