@@ -521,9 +521,16 @@ enum MemoryProbe {
             let decoder = ArchiveDecoder(registry: registry, options: BenchmarkOptions.decoding)
             var prepared: BenchDocument?
             var mirror: FoundationEnvelope?
+            var keyed: Data?
             if name == "encode" {
                 prepared = try decoder.decode(
                     BenchDocument.self, from: try Data(contentsOf: URL(fileURLWithPath: inputPath)))
+            } else if name == "keyed read" {
+                // The input is a current JSON archive; its shapes are written as the keyed archive
+                // the benchmark's keyed case reads, before the peak is restarted.
+                let document = try decoder.decode(
+                    BenchDocument.self, from: try Data(contentsOf: URL(fileURLWithPath: inputPath)))
+                keyed = try KeyedArchiveCase.archive(document.shapes)
             } else if name == "encode, JSONEncoder" {
                 mirror = try JSONDecoder().decode(
                     FoundationEnvelope.self, from: try Data(contentsOf: URL(fileURLWithPath: inputPath)))
@@ -540,6 +547,9 @@ enum MemoryProbe {
             case "encode, JSONEncoder":
                 let data = try JSONEncoder().encode(mirror ?? FoundationEnvelope(root: FoundationDocument(shapes: [])))
                 withExtendedLifetime(data) {}
+            case "keyed read":
+                let tree = try ArchiveFormat.keyedArchive.read(keyed ?? Data())
+                withExtendedLifetime(tree) {}
             case "decode current, JSONDecoder":
                 let input = try Data(contentsOf: URL(fileURLWithPath: inputPath))
                 let document = try JSONDecoder().decode(FoundationEnvelope.self, from: input)

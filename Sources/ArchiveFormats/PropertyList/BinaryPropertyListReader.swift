@@ -27,10 +27,13 @@ import Foundation
 /// `ArchiveError.Code.limitExceeded`), the byte offset of the object and its path in the tree.
 struct BinaryPropertyListReader {
     /// What is known about one object of the table.
+    ///
+    /// Plain numbers only, so that the table of a million objects is filled without a copy
+    /// per slot; the decoded values are kept in `values`.
     private struct Slot {
-        /// The decoded value, once decoded.
-        var value: ArchiveValue?
-        /// The nodes of the decoded value's tree (1 for a leaf).
+        /// Where the decoded value is in `values`, once decoded.
+        var value = -1
+        /// The nodes of the decoded value's tree (1 for a leaf); 0 until decoded.
         var nodes = 0
         /// The nesting depth of the decoded value (0 for a leaf).
         var height = 0
@@ -46,6 +49,8 @@ struct BinaryPropertyListReader {
     private let topObject: Int
     private let offsetTableStart: Int
     private var slots: [Slot]
+    /// The values decoded so far, in the order they were decoded (see `Slot.value`).
+    private var values: [ArchiveValue] = []
     private var nodeCount = 0
     private var referencesExpanded = 0
 
@@ -142,6 +147,7 @@ struct BinaryPropertyListReader {
             }
         }
         self.slots = Array(repeating: Slot(), count: objectCount)
+        self.values.reserveCapacity(objectCount)
     }
 
     private mutating func readTopObject() throws -> ArchiveValue {
@@ -179,51 +185,64 @@ struct BinaryPropertyListReader {
         var entries: [ArchiveDictionary.Entry] = []
         /// The key of the child being read (dictionaries).
         var key = ""
-        /// The path component of the child being read, once its key and reference are read.
-        var component: ArchivePath.Component?
+        /// Whether the child at `position - 1` is being read (its key and reference were read).
+        var isReadingChild = false
         var nodes = 1
         var height = 0
+
+        /// The path component of the child being read, if any.
+        var component: ArchivePath.Component? {
+            guard isReadingChild else { return nil }
+            return isDictionary ? .key(key) : .index(position - 1)
+        }
+
+        /// Adds the child just read.
+        mutating func add(_ decoded: Decoded) {
+            nodes &+= decoded.nodes
+            height = max(height, decoded.height)
+            if isDictionary {
+                entries.append(ArchiveDictionary.Entry(key: key, value: decoded.value))
+            } else {
+                elements.append(decoded.value)
+            }
+        }
     }
 
     /// Reads object `index` and everything below it, depth-first with `stack` holding the open
     /// containers (left as they were where an error is thrown, for its path).
+    ///
+    /// The open container is reached field by field (`stack[top].position`), never copied out:
+    /// a copy of a `Container` retains its arrays and key, which cost a tenth of reading a keyed
+    /// archive.
     private mutating func walk(from index: Int, stack: inout [Container]) throws -> ArchiveValue {
         var pending = try begin(index, depth: 0, stack: &stack)
         while true {
             if let decoded = pending {
                 guard !stack.isEmpty else { return decoded.value }
-                let top = stack.count - 1
-                stack[top].nodes &+= decoded.nodes
-                stack[top].height = max(stack[top].height, decoded.height)
-                if stack[top].isDictionary {
-                    stack[top].entries.append(ArchiveDictionary.Entry(key: stack[top].key, value: decoded.value))
-                } else {
-                    stack[top].elements.append(decoded.value)
-                }
+                stack[stack.count - 1].add(decoded)
                 pending = nil
             }
             let top = stack.count - 1
-            let container = stack[top]
-            if container.position < container.count {
-                let position = container.position
-                stack[top].component = nil
-                let child: Int
-                if container.isDictionary {
-                    let key = try self.key(
-                        reference(at: container.references + position * referenceSize, in: container.start),
-                        in: container.start)
-                    stack[top].key = key
-                    child = try reference(
-                        at: container.references + (container.count + position) * referenceSize, in: container.start)
-                } else {
-                    child = try reference(at: container.references + position * referenceSize, in: container.start)
-                }
-                stack[top].position = position + 1
-                stack[top].component = container.isDictionary ? .key(stack[top].key) : .index(position)
-                pending = try begin(child, depth: stack.count, stack: &stack)
-            } else {
+            let position = stack[top].position
+            let count = stack[top].count
+            guard position < count else {
                 pending = try finish(stack.removeLast())
+                continue
             }
+            let start = stack[top].start
+            let references = stack[top].references
+            stack[top].isReadingChild = false
+            let child: Int
+            if stack[top].isDictionary {
+                stack[top].key = try self.key(
+                    reference(at: references + position * referenceSize, in: start), in: start)
+                child = try reference(at: references + (count + position) * referenceSize, in: start)
+            } else {
+                child = try reference(at: references + position * referenceSize, in: start)
+            }
+            stack[top].position = position + 1
+            stack[top].isReadingChild = true
+            pending = try begin(child, depth: stack.count, stack: &stack)
         }
     }
 
@@ -231,7 +250,8 @@ struct BinaryPropertyListReader {
     /// containers): returns its value when it is a leaf or was read before, or opens it on
     /// `stack` when it is a container.
     private mutating func begin(_ index: Int, depth: Int, stack: inout [Container]) throws -> Decoded? {
-        if slots[index].value != nil {
+        if slots[index].nodes > 0 {
+            // Read before (every decoded value counts at least itself).
             return try reuse(index, depth: depth)
         }
         guard !slots[index].isDecoding else {
@@ -246,7 +266,7 @@ struct BinaryPropertyListReader {
             return nil
         default:
             let value = try leaf(index, at: start)
-            slots[index] = Slot(value: value, nodes: 1, height: 0, isDecoding: false)
+            remember(value, of: index, nodes: 1, height: 0)
             return Decoded(value: value, nodes: 1, height: 0)
         }
     }
@@ -254,9 +274,10 @@ struct BinaryPropertyListReader {
     /// A value read before, used again: counted against the expanded references, the depth
     /// and the object count.
     private mutating func reuse(_ index: Int, depth: Int) throws -> Decoded {
-        let slot = slots[index]
-        if slot.nodes > 1 {
-            referencesExpanded &+= slot.nodes
+        let nodes = slots[index].nodes
+        let height = slots[index].height
+        if nodes > 1 {
+            referencesExpanded &+= nodes
             guard referencesExpanded <= limits.maxReferencesExpanded else {
                 throw ArchiveError.limitExceeded(
                     .referencesExpanded,
@@ -264,11 +285,17 @@ struct BinaryPropertyListReader {
                     location: .init(byteOffset: offset(of: index)))
             }
         }
-        guard depth + slot.height <= limits.maxDepth else {
+        guard depth + height <= limits.maxDepth else {
             throw depthError(at: offset(of: index))
         }
-        try countNodes(slot.nodes, at: index)
-        return Decoded(value: slot.value ?? .null, nodes: slot.nodes, height: slot.height)
+        try countNodes(nodes, at: index)
+        return Decoded(value: values[slots[index].value], nodes: nodes, height: height)
+    }
+
+    /// Keeps the decoded value of object `index` for its later uses.
+    private mutating func remember(_ value: ArchiveValue, of index: Int, nodes: Int, height: Int) {
+        slots[index] = Slot(value: values.count, nodes: nodes, height: height, isDecoding: false)
+        values.append(value)
     }
 
     /// Opens the array, set or dictionary object `index` at nesting `depth`.
@@ -306,8 +333,7 @@ struct BinaryPropertyListReader {
             value = .array(container.elements)
         }
         let decoded = Decoded(value: value, nodes: container.nodes, height: container.height + 1)
-        slots[container.index] = Slot(
-            value: value, nodes: decoded.nodes, height: decoded.height, isDecoding: false)
+        remember(value, of: container.index, nodes: decoded.nodes, height: decoded.height)
         return decoded
     }
 
@@ -453,14 +479,14 @@ struct BinaryPropertyListReader {
 
     /// The string of object `index`, used as a dictionary key (keys are not tree nodes).
     private mutating func key(_ index: Int, in dictionaryStart: Int) throws -> String {
-        if case .string(let key)? = slots[index].value { return key }
+        if slots[index].nodes > 0, case .string(let key) = values[slots[index].value] { return key }
         let start = offset(of: index)
         let kind = bytes[start] >> 4
         guard kind == 0x5 || kind == 0x6 else {
             throw Self.malformed("a dictionary key (object \(index)) is not a string", at: start)
         }
         let key = try string(at: start)
-        slots[index] = Slot(value: .string(key), nodes: 1, height: 0, isDecoding: false)
+        remember(.string(key), of: index, nodes: 1, height: 0)
         return key
     }
 
