@@ -104,9 +104,19 @@ public struct ArchiveDocument: Sendable {
 
     /// The tree written in the document's own format, markup and layout.
     ///
-    /// - Throws: what ``ArchiveFormat/write(_:options:)`` throws.
+    /// - Throws: what ``ArchiveFormat/write(_:options:)`` throws; code `newerVersion`, at
+    ///   `$archive`, for an envelope of a newer format than this library reads (its markup was
+    ///   read by this format's rules, so it is not written back under the newer label), and
+    ///   `malformedInput` for a `$archive` marker that is not a positive integer.
     public func data() throws -> Data {
-        try format.write(tree, options: writingOptions)
+        try requireReadableEnvelope()
+        return try format.write(tree, options: writingOptions)
+    }
+
+    /// Refuses a tree whose envelope is of a newer format: the markup was read by this format's
+    /// rules, and what is written would still be labelled with the newer one.
+    private func requireReadableEnvelope() throws {
+        _ = try ArchiveEnvelope.isReadableEnvelope(tree)
     }
 
     /// The tree converted to `format` (what `archive-migrate convert` writes), pretty-printed
@@ -133,9 +143,11 @@ public struct ArchiveDocument: Sendable {
     ///
     /// - Throws: what ``ArchiveFormat/write(_:options:)`` throws: code `invalidValue`, with its
     ///   path, for a value the format cannot hold (null in an XML property list; with
-    ///   ``MarkupMode/plain``, a non-finite double in JSON).
+    ///   ``MarkupMode/plain``, a non-finite double in JSON); code `newerVersion` for an envelope
+    ///   of a newer format, as ``data()``.
     public func data(as format: ArchiveFormat, prettyPrinted: Bool = true, markup: MarkupMode? = nil) throws -> Data {
-        try format.write(tree, options: writingOptions(as: format, prettyPrinted: prettyPrinted, markup: markup))
+        try requireReadableEnvelope()
+        return try format.write(tree, options: writingOptions(as: format, prettyPrinted: prettyPrinted, markup: markup))
     }
 
     /// The options ``data(as:prettyPrinted:markup:)`` writes with.

@@ -44,6 +44,8 @@ struct ExitStatusTests {
             ["upgrade", "newer.json", "--in-place"], ["upgrade", "newer.json", "-o", "out"],
             ["downgrade", "newer.json", "--to", "1.0", "-o", "down"],
             ["upgrade", "newer.json", "--allow-newer", "--in-place"],
+            ["convert", "newer.json", "--to", "xml-plist", "-o", "converted.plist"],
+            ["convert", "newer.json", "--to", "json", "-o", "newer.json"],
         ] {
             let run = try ToolProcess.run(arguments + ["--rules", "rules.json"], in: scratch.url)
             #expect(run.status == 3, "\(arguments): \(run.standardError)")
@@ -51,6 +53,18 @@ struct ExitStatusTests {
             #expect(try String(decoding: Data(contentsOf: file), as: UTF8.self) == newer, "\(arguments)")
         }
         #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("out/newer.json").path))
+        #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("converted.plist").path))
+
+        // The Swift API's road for convert: reading shows the document, writing it is refused.
+        let document = try ArchiveDocument(data: Data(newer.utf8))
+        for write in [{ try document.data() }, { try document.data(as: .xmlPropertyList) }] {
+            #expect {
+                _ = try write()
+            } throws: { error in
+                let error = error as? ArchiveError
+                return error?.code == .newerVersion && error?.path.description == "$archive"
+            }
+        }
 
         // The pass itself: the same error, located at the marker, and the tree untouched.
         let catalog = try MigrationCatalog(
