@@ -12,7 +12,7 @@
 # chain compiled in quadratic time, a rule over many keys, an add copying a large default into
 # every object) shows within the second; the readers' targets keep 16 KiB. Reproduce one with
 #   SWIFT_BACKTRACE=enable=no Fuzz/.build/release/fuzz-json Fuzz/artifacts/fuzz-json-crash-…
-# then minimise it (-minimize_crash=1 -runs=10000) and add it to Fixtures/malformed/.
+# then minimise it (-minimize_crash=1 -runs=100000) and add it to Fixtures/malformed/.
 #
 # Leak detection is off (in ASan and in libFuzzer, which otherwise runs every input that
 # allocates more than it frees a second time): the Swift runtime's metadata caches and lazily
