@@ -10,7 +10,9 @@
 /// writing one row's archive into the other, as the `UPDATE` of one row by its key failed by
 /// changing two.
 ///
-/// Used on the connection's thread only: SQLite calls the functions inside `sqlite3_step`.
+/// Used on the connection's thread only: SQLite calls the functions inside `sqlite3_step`. So no
+/// two accesses to its state overlap, and the run-time exclusivity checks are off for it (two
+/// SQL function calls per row each made several).
 final class PendingWrites {
     static let pendingName = "archive_migrate_pending"
     static let valueName = "archive_migrate_value"
@@ -18,15 +20,15 @@ final class PendingWrites {
     private let byRowid: Bool
     /// The key's names, for messages.
     private let keyNames: [String]
-    private var writes: [SQLiteColumn.Write] = []
+    @exclusivity(unchecked) private var writes: [SQLiteColumn.Write] = []
     /// By rowid: each write's rowid, ascending.
-    private var rowids: [Int64] = []
+    @exclusivity(unchecked) private var rowids: [Int64] = []
     /// By `--key` columns: each write's index.
-    private var indexByKey: [SQLiteColumn.Key: Int] = [:]
+    @exclusivity(unchecked) private var indexByKey: [SQLiteColumn.Key: Int] = [:]
     /// Which writes the `UPDATE` has asked the value of.
-    private var taken: [Bool] = []
+    @exclusivity(unchecked) private var taken: [Bool] = []
     /// The write found last.
-    private var last = 0
+    @exclusivity(unchecked) private var last = 0
 
     init(byRowid: Bool, keyNames: [String]) {
         self.byRowid = byRowid
