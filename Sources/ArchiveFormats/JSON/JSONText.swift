@@ -105,6 +105,63 @@ package struct JSONText {
         return cursor
     }
 
+    /// The offset after the number at `position` when ``JSONWriter`` writes the value the reader
+    /// makes of it with exactly its bytes, so that a rewrite may copy them instead of reading and
+    /// writing the number; `nil` otherwise (then read it and write it). Its bytes are written as
+    /// they are when they are
+    ///
+    /// - an integer of at most 18 digits other than `-0` (read as an `Int64`, written in decimal),
+    /// - `I.0` with `I` not 0 and at most 15 digits (an integral double below 10^15, written with
+    ///   `.0`), or
+    /// - `I.F` with at most 15 significant digits, `F` not ending in 0, and a value of at least
+    ///   10^-4: a decimal of at most 15 significant digits names a double no other such decimal
+    ///   names, so the writer's shortest plain decimal for it (`writeShortDecimal`, used from
+    ///   10^-4 to 10^15) has exactly `F`'s fraction digits, and so these bytes.
+    ///
+    /// No exponents, no leading zeros: the reader judges anything else.
+    package func verbatimNumberEnd(at position: Int) -> Int? {
+        @inline(__always) func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+        var cursor = position
+        let negative = byte(at: cursor) == UInt8(ascii: "-")
+        if negative { cursor &+= 1 }
+        let integerStart = cursor
+        let first = byte(at: cursor)
+        guard isDigit(first) else { return nil }
+        cursor &+= 1
+        if first != UInt8(ascii: "0") {
+            while isDigit(byte(at: cursor)) { cursor &+= 1 }
+        }
+        let integerDigits = cursor &- integerStart
+        let afterInteger = byte(at: cursor)
+        guard afterInteger == UInt8(ascii: ".") else {
+            // An integer; an exponent or a digit after a leading zero is for the reader.
+            guard afterInteger | 0x20 != UInt8(ascii: "e"), !isDigit(afterInteger), integerDigits <= 18,
+                !(negative && first == UInt8(ascii: "0"))
+            else { return nil }
+            return cursor
+        }
+        cursor &+= 1
+        let fractionStart = cursor
+        while isDigit(byte(at: cursor)) { cursor &+= 1 }
+        let fractionDigits = cursor &- fractionStart
+        guard fractionDigits > 0, byte(at: cursor) | 0x20 != UInt8(ascii: "e") else { return nil }
+        if fractionDigits == 1 && bytes[fractionStart] == UInt8(ascii: "0") {
+            return first != UInt8(ascii: "0") && integerDigits <= 15 ? cursor : nil
+        }
+        guard bytes[cursor &- 1] != UInt8(ascii: "0") else { return nil }
+        let significantDigits: Int
+        if first == UInt8(ascii: "0") {
+            // 0.000ddd: the zeros after the point are not significant; more than three is below 10^-4.
+            var zeros = 0
+            while bytes[fractionStart &+ zeros] == UInt8(ascii: "0") { zeros &+= 1 }
+            guard zeros <= 3 else { return nil }
+            significantDigits = fractionDigits &- zeros
+        } else {
+            significantDigits = integerDigits &+ fractionDigits
+        }
+        return significantDigits <= 15 ? cursor : nil
+    }
+
     /// The first quote, backslash or control character at or after `from` (``end`` when none),
     /// and the OR of the bytes before it.
     @inline(__always)

@@ -367,6 +367,23 @@ extension JSONWriter {
             if pretty { output.append(0x20) }
         }
 
+        /// What ``writeKey(_:escapingReserved:)`` writes for `key` without pretty-printing (the
+        /// quoted, escaped key and the colon), for a writer that writes the same key many times
+        /// (``writeEncodedKey(_:)``).
+        package static func encodedKey(_ key: String, escapingReserved: Bool) -> [UInt8] {
+            var emitter = Emitter(options: ArchiveWritingOptions(prettyPrinted: false), capacity: key.utf8.count + 8)
+            emitter.writeKey(key, escapingReserved: escapingReserved)
+            return Array(emitter.output.takeData())
+        }
+
+        /// Writes a key ``encodedKey(_:escapingReserved:)`` encoded, as
+        /// ``writeKey(_:escapingReserved:)`` writes it: one copy instead of a check of every byte.
+        @inline(__always)
+        package mutating func writeEncodedKey(_ encoded: UnsafeBufferPointer<UInt8>) {
+            output.append(encoded)
+            if pretty { output.append(0x20) }
+        }
+
         // MARK: Scalars
 
         @inline(__always)

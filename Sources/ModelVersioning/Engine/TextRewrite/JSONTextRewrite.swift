@@ -36,7 +36,9 @@ import Foundation
 package final class JSONTextRewrite: @unchecked Sendable {
     // @unchecked Sendable: `layouts`, `layoutBytes` and `spareWorkspaces`, the only mutable state, are touched
     // only with `lock` held; a workspace is used by one upgrade at a time (taken from and given
-    // back to `spareWorkspaces` under the lock).
+    // back to `spareWorkspaces` under the lock). The lock makes every access exclusive, so the
+    // run-time exclusivity checks are off for them (they cost about 80 instructions each, several
+    // per archive).
 
     /// What became of one archive.
     package struct Outcome: Sendable, Hashable {
@@ -51,7 +53,7 @@ package final class JSONTextRewrite: @unchecked Sendable {
     private let lock = NSLock()
     /// Every layout worked out so far (a `nil` upgrade: the chain does more than move keys for
     /// these keys, or fails on them). Guarded by `lock`.
-    private var layouts: [Layout] = []
+    @exclusivity(unchecked) private var layouts: [Layout] = []
 
     /// The most layouts kept, and the most bytes of type names and keys they hold: past either,
     /// objects of another key set are still upgraded, their layout worked out for each one (as
@@ -59,7 +61,7 @@ package final class JSONTextRewrite: @unchecked Sendable {
     static let maximumLayoutCount = 1024
     static let maximumLayoutBytes = 4 << 20
     /// The bytes of type names and keys the kept layouts hold. Guarded by `lock`.
-    private var layoutBytes = 0
+    @exclusivity(unchecked) private var layoutBytes = 0
 
     /// Upgrades with the chains of `catalog` to their current versions, reading within `limits`
     /// (the tree reader's).
@@ -142,7 +144,7 @@ package final class JSONTextRewrite: @unchecked Sendable {
     }
 
     /// Workspaces no upgrade is using. Guarded by `lock`.
-    private var spareWorkspaces: [Workspace] = []
+    @exclusivity(unchecked) private var spareWorkspaces: [Workspace] = []
 
     private func takeWorkspace() -> Workspace {
         lock.lock()
@@ -219,6 +221,8 @@ package final class JSONTextRewrite: @unchecked Sendable {
         let typeName: String
         let version: Int
         let operations: [Operation]
+        /// The keys of the ``Operation/key(start:length:)`` operations, as the writer spells them
+        /// (``JSONWriter/Emitter/encodedKey(_:escapingReserved:)``), one after the other.
         let keys: [UInt8]
         let constants: [ArchiveValue]
         /// The archived fields it drops.
@@ -238,7 +242,8 @@ package final class JSONTextRewrite: @unchecked Sendable {
             func lay(_ layout: FieldLayout, depth: Int) {
                 madeDepth = Swift.max(madeDepth, depth)
                 for entry in layout.entries {
-                    let key = Array(entry.key.utf8)
+                    // As the writer spells it, quoted and with its colon.
+                    let key = JSONWriter.Emitter.encodedKey(entry.key, escapingReserved: true)
                     operations.append(.key(start: keys.count, length: key.count))
                     keys.append(contentsOf: key)
                     switch entry.source {
@@ -307,7 +312,7 @@ package final class JSONTextRewrite: @unchecked Sendable {
         }
         // Past either limit, the layout is used but not kept: the next such object works it out
         // again, as the tree path does for every object.
-        let bytes = made.archivedKeys.count &+ name.utf8.count
+        let bytes = made.archivedKeys.count &+ (made.upgrade?.keys.count ?? 0) &+ name.utf8.count
         if layouts.count < Self.maximumLayoutCount && layoutBytes &+ bytes <= Self.maximumLayoutBytes {
             layouts.append(made)
             layoutBytes &+= bytes
@@ -392,6 +397,12 @@ package final class JSONTextRewrite: @unchecked Sendable {
             case UInt8(ascii: "n"):
                 emitter.output.append("null")
             default:
+                if let end = text.verbatimNumberEnd(at: offset) {
+                    // Spelled as the writer spells it: copied (reading and writing a double is
+                    // about 1,000 instructions per archive of four numbers).
+                    emitter.output.append(UnsafeBufferPointer(start: text.bytes + offset, count: end &- offset))
+                    return
+                }
                 var position = offset
                 guard let number = text.number(at: &position) else { throw TreePath() }
                 try emitter.write(number, isTopLevel: false)
@@ -403,9 +414,10 @@ package final class JSONTextRewrite: @unchecked Sendable {
         private mutating func writeString(at offset: Int) {
             let (stop, _) = text.scanString(from: offset &+ 1)
             if stop < text.end, text.bytes[stop] == UInt8(ascii: "\"") {
-                // No escapes: the string's UTF-8 is these bytes (validated by the structural pass).
-                emitter.writeString(
-                    utf8: UnsafeBufferPointer(start: text.bytes + (offset &+ 1), count: stop &- offset &- 1))
+                // No escapes, so no quote, backslash or control character (validated UTF-8, by
+                // the structural pass): the writer writes these bytes between quotes, so they are
+                // copied with their quotes.
+                emitter.output.append(UnsafeBufferPointer(start: text.bytes + offset, count: stop &- offset &+ 1))
             } else {
                 emitter.writeString(text.string(at: offset, scratch: &scratch))
             }
@@ -456,7 +468,7 @@ package final class JSONTextRewrite: @unchecked Sendable {
                 // The pass renames an upgraded object only when its name differs from the chain's
                 // as a `String` (canonical equivalence): a name spelled with other scalars that
                 // compares equal (`\u{212A}ite` for `Kite`) keeps its spelling there.
-                if typeName == upgrade.typeName && !typeName.utf8.elementsEqual(upgrade.typeName.utf8) {
+                if !typeName.hasSameScalars(as: upgrade.typeName) && typeName == upgrade.typeName {
                     throw TreePath()
                 }
                 for index in upgrade.dropped {
@@ -526,9 +538,7 @@ package final class JSONTextRewrite: @unchecked Sendable {
                             if !first { emitter.output.append(UInt8(ascii: ",")) }
                             first = false
                             emitter.newline(level &+ 1)
-                            emitter.writeKey(
-                                utf8: UnsafeBufferPointer(rebasing: keys[start..<(start &+ length)]),
-                                escapingReserved: true)
+                            emitter.writeEncodedKey(UnsafeBufferPointer(rebasing: keys[start..<(start &+ length)]))
                         case .field(let field):
                             let member = members[base &+ field]
                             try writeValue(offset: member.value, ordinal: member.ordinal, level: level &+ 1)
