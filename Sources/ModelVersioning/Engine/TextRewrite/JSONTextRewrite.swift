@@ -9,7 +9,10 @@ import Foundation
 /// migration pass, write the tree in the document's own layout — not merely an equal tree: the
 /// same keys in the same order, the same spelling of every number and string (`1.50` becomes
 /// `1.5` on both paths), the same indentation. Every scalar is read by the tree reader's own
-/// functions and written by the tree writer's, so the two paths cannot drift apart; the tests
+/// functions and written by the tree writer's, so the two paths cannot drift apart, or copied
+/// when the writer would give back its very bytes: a string without escapes, a number
+/// `JSONText.verbatimNumberEnd(at:)` accepts (tested against the reader and writer on random
+/// literals), a key the writer encoded once for the layout; the tests
 /// (`ArchiveUpgraderTests`) and the `fuzz-upgrade` target compare them on generated and arbitrary
 /// archives.
 ///
