@@ -84,6 +84,13 @@ package struct JSONText {
     /// reader then judges.
     @inline(__always)
     func plainNumberEnd(at position: Int) -> Int? {
+        plainNumber(at: position)?.end
+    }
+
+    /// The plain number at `position` (see ``plainNumberEnd(at:)``): where its integer digits
+    /// end (at the `.` when it has a fraction) and where the number ends.
+    @inline(__always)
+    private func plainNumber(at position: Int) -> (integerEnd: Int, end: Int)? {
         var cursor = position
         if byte(at: cursor) == UInt8(ascii: "-") { cursor &+= 1 }
         let integerStart = cursor
@@ -94,6 +101,7 @@ package struct JSONText {
             while byte(at: cursor) &- UInt8(ascii: "0") < 10 { cursor &+= 1 }
             guard cursor &- integerStart < 300 else { return nil }
         }
+        let integerEnd = cursor
         if byte(at: cursor) == UInt8(ascii: ".") {
             cursor &+= 1
             guard byte(at: cursor) &- UInt8(ascii: "0") < 10 else { return nil }
@@ -102,13 +110,13 @@ package struct JSONText {
         let next = byte(at: cursor)
         // An exponent, or a digit after a leading zero: the reader decides.
         guard next | 0x20 != UInt8(ascii: "e"), next &- UInt8(ascii: "0") >= 10 else { return nil }
-        return cursor
+        return (integerEnd, cursor)
     }
 
     /// The offset after the number at `position` when ``JSONWriter`` writes the value the reader
     /// makes of it with exactly its bytes, so that a rewrite may copy them instead of reading and
-    /// writing the number; `nil` otherwise (then read it and write it). Its bytes are written as
-    /// they are when they are
+    /// writing the number; `nil` otherwise (then read it and write it). A plain number
+    /// (``plainNumberEnd(at:)``) is written as it is when it is
     ///
     /// - an integer of at most 18 digits other than `-0` (read as an `Int64`, written in decimal),
     /// - `I.0` with `I` not 0 and at most 15 digits (an integral double below 10^15, written with
@@ -117,40 +125,24 @@ package struct JSONText {
     ///   10^-4: a decimal of at most 15 significant digits names a double no other such decimal
     ///   names, so the writer's shortest plain decimal for it (`writeShortDecimal`, used from
     ///   10^-4 to 10^15) has exactly `F`'s fraction digits, and so these bytes.
-    ///
-    /// No exponents, no leading zeros: the reader judges anything else.
     package func verbatimNumberEnd(at position: Int) -> Int? {
-        @inline(__always) func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
-        var cursor = position
-        let negative = byte(at: cursor) == UInt8(ascii: "-")
-        if negative { cursor &+= 1 }
-        let integerStart = cursor
-        let first = byte(at: cursor)
-        guard isDigit(first) else { return nil }
-        cursor &+= 1
-        if first != UInt8(ascii: "0") {
-            while isDigit(byte(at: cursor)) { cursor &+= 1 }
+        guard let (integerEnd, end) = plainNumber(at: position) else { return nil }
+        let negative = bytes[position] == UInt8(ascii: "-")
+        let integerStart = negative ? position &+ 1 : position
+        let leadingZero = bytes[integerStart] == UInt8(ascii: "0")
+        let integerDigits = integerEnd &- integerStart
+        guard integerEnd < end else {
+            // An integer.
+            return integerDigits <= 18 && !(negative && leadingZero) ? end : nil
         }
-        let integerDigits = cursor &- integerStart
-        let afterInteger = byte(at: cursor)
-        guard afterInteger == UInt8(ascii: ".") else {
-            // An integer; an exponent or a digit after a leading zero is for the reader.
-            guard afterInteger | 0x20 != UInt8(ascii: "e"), !isDigit(afterInteger), integerDigits <= 18,
-                !(negative && first == UInt8(ascii: "0"))
-            else { return nil }
-            return cursor
-        }
-        cursor &+= 1
-        let fractionStart = cursor
-        while isDigit(byte(at: cursor)) { cursor &+= 1 }
-        let fractionDigits = cursor &- fractionStart
-        guard fractionDigits > 0, byte(at: cursor) | 0x20 != UInt8(ascii: "e") else { return nil }
+        let fractionStart = integerEnd &+ 1
+        let fractionDigits = end &- fractionStart
         if fractionDigits == 1 && bytes[fractionStart] == UInt8(ascii: "0") {
-            return first != UInt8(ascii: "0") && integerDigits <= 15 ? cursor : nil
+            return !leadingZero && integerDigits <= 15 ? end : nil
         }
-        guard bytes[cursor &- 1] != UInt8(ascii: "0") else { return nil }
+        guard bytes[end &- 1] != UInt8(ascii: "0") else { return nil }
         let significantDigits: Int
-        if first == UInt8(ascii: "0") {
+        if leadingZero {
             // 0.000ddd: the zeros after the point are not significant; more than three is below 10^-4.
             var zeros = 0
             while bytes[fractionStart &+ zeros] == UInt8(ascii: "0") { zeros &+= 1 }
@@ -159,7 +151,7 @@ package struct JSONText {
         } else {
             significantDigits = integerDigits &+ fractionDigits
         }
-        return significantDigits <= 15 ? cursor : nil
+        return significantDigits <= 15 ? end : nil
     }
 
     /// The first quote, backslash or control character at or after `from` (``end`` when none),
