@@ -10,6 +10,7 @@
 //   swift run -c release archive-bench --hostile-inputs [--keep-inputs DIR]   # files made to take time or memory
 //   swift run -c release archive-bench --many-keys   # only objects with 10k, 100k, 1M keys
 //   swift run -c release archive-bench --many-keys --sizes 1000000 --case "add rules"   # one of them
+//   swift run -c release archive-bench --write-archive current|version1 10000 FILE   # an input to profile
 //
 // Contenders alternate within each run; every figure is the median of at least five runs.
 // Ratios above 1 mean ModelVersioning is faster. Peak memory is measured in a child process per
@@ -45,6 +46,28 @@ if arguments.first == "--run-api" {
 if let index = arguments.firstIndex(of: "--measure-memory"), index + 2 < arguments.count {
     // Child mode: run one case once on the input file and print the peak resident set growth.
     exit(MemoryProbe.run(case: arguments[index + 1], inputPath: arguments[index + 2]))
+}
+
+if let index = arguments.firstIndex(of: "--write-archive"), index + 3 < arguments.count {
+    // Writes the benchmark's own archive of N shapes, the input of `--measure-memory CASE FILE`
+    // (where callgrind can count a case's instructions).
+    let count = Int(arguments[index + 2]) ?? -1
+    let shapes = DocumentGenerator.shapes(count: max(count, 0), flavor: .short)
+    do {
+        switch (arguments[index + 1], count >= 0) {
+        case ("current", true):
+            try DocumentGenerator.currentArchive(shapes).write(to: URL(fileURLWithPath: arguments[index + 3]))
+        case ("version1", true):
+            try DocumentGenerator.version1Archive(shapes).write(to: URL(fileURLWithPath: arguments[index + 3]))
+        default:
+            FileHandle.standardError.write(Data("usage: --write-archive current|version1 COUNT FILE\n".utf8))
+            exit(2)
+        }
+    } catch {
+        FileHandle.standardError.write(Data("archive-bench: \(error)\n".utf8))
+        exit(1)
+    }
+    exit(0)
 }
 
 let quick = arguments.contains("--quick")
