@@ -27,12 +27,9 @@ import Foundation
 /// `ArchiveError.Code.limitExceeded`), the byte offset of the object and its path in the tree.
 struct BinaryPropertyListReader {
     /// What is known about one object of the table.
-    ///
-    /// Plain numbers only, so that the table of a million objects is filled without a copy
-    /// per slot; the decoded values are kept in `values`.
     private struct Slot {
-        /// Where the decoded value is in `values`, once decoded.
-        var value = -1
+        /// The decoded value, once decoded.
+        var value: ArchiveValue?
         /// The nodes of the decoded value's tree (1 for a leaf); 0 until decoded.
         var nodes = 0
         /// The nesting depth of the decoded value (0 for a leaf).
@@ -49,8 +46,6 @@ struct BinaryPropertyListReader {
     private let topObject: Int
     private let offsetTableStart: Int
     private var slots: [Slot]
-    /// The values decoded so far, in the order they were decoded (see `Slot.value`).
-    private var values: [ArchiveValue] = []
     private var nodeCount = 0
     private var referencesExpanded = 0
 
@@ -147,7 +142,6 @@ struct BinaryPropertyListReader {
             }
         }
         self.slots = Array(repeating: Slot(), count: objectCount)
-        self.values.reserveCapacity(objectCount)
     }
 
     private mutating func readTopObject() throws -> ArchiveValue {
@@ -289,13 +283,12 @@ struct BinaryPropertyListReader {
             throw depthError(at: offset(of: index))
         }
         try countNodes(nodes, at: index)
-        return Decoded(value: values[slots[index].value], nodes: nodes, height: height)
+        return Decoded(value: slots[index].value ?? .null, nodes: nodes, height: height)
     }
 
     /// Keeps the decoded value of object `index` for its later uses.
     private mutating func remember(_ value: ArchiveValue, of index: Int, nodes: Int, height: Int) {
-        slots[index] = Slot(value: values.count, nodes: nodes, height: height, isDecoding: false)
-        values.append(value)
+        slots[index] = Slot(value: value, nodes: nodes, height: height, isDecoding: false)
     }
 
     /// Opens the array, set or dictionary object `index` at nesting `depth`.
@@ -479,7 +472,7 @@ struct BinaryPropertyListReader {
 
     /// The string of object `index`, used as a dictionary key (keys are not tree nodes).
     private mutating func key(_ index: Int, in dictionaryStart: Int) throws -> String {
-        if slots[index].nodes > 0, case .string(let key) = values[slots[index].value] { return key }
+        if case .string(let key)? = slots[index].value { return key }
         let start = offset(of: index)
         let kind = bytes[start] >> 4
         guard kind == 0x5 || kind == 0x6 else {
