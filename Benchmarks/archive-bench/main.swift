@@ -10,7 +10,7 @@
 //   swift run -c release archive-bench --hostile-inputs [--keep-inputs DIR]   # files made to take time or memory
 //   swift run -c release archive-bench --many-keys   # only objects with 10k, 100k, 1M keys
 //   swift run -c release archive-bench --many-keys --sizes 1000000 --case "add rules"   # one of them
-//   swift run -c release archive-bench --write-archive current|version1 10000 FILE   # an input to profile
+//   swift run -c release archive-bench --write-archive current|version1|sqlite 10000 FILE   # an input to profile
 //
 // Contenders alternate within each run; every figure is the median of at least five runs.
 // Ratios above 1 mean ModelVersioning is faster. Peak memory is measured in a child process per
@@ -50,17 +50,23 @@ if let index = arguments.firstIndex(of: "--measure-memory"), index + 2 < argumen
 
 if let index = arguments.firstIndex(of: "--write-archive"), index + 3 < arguments.count {
     // Writes the benchmark's own archive of N shapes, the input of `--measure-memory CASE FILE`
-    // (where callgrind can count a case's instructions).
+    // (where callgrind can count a case's instructions), or the store case's database of N rows
+    // with its rules in FILE.rules.json (for `--run-tool upgrade --sqlite FILE --table shapes
+    // --column archive --rules FILE.rules.json`).
     let count = Int(arguments[index + 2]) ?? -1
-    let shapes = DocumentGenerator.shapes(count: max(count, 0), flavor: .short)
+    func shapes() -> [BenchShape] { DocumentGenerator.shapes(count: count, flavor: .short) }
     do {
         switch (arguments[index + 1], count >= 0) {
         case ("current", true):
-            try DocumentGenerator.currentArchive(shapes).write(to: URL(fileURLWithPath: arguments[index + 3]))
+            try DocumentGenerator.currentArchive(shapes()).write(to: URL(fileURLWithPath: arguments[index + 3]))
         case ("version1", true):
-            try DocumentGenerator.version1Archive(shapes).write(to: URL(fileURLWithPath: arguments[index + 3]))
+            try DocumentGenerator.version1Archive(shapes()).write(to: URL(fileURLWithPath: arguments[index + 3]))
+        case ("sqlite", true):
+            // The store case's table of COUNT version-1 rows, and its rules file beside it.
+            try StoreBenchmark.makeDatabase(at: URL(fileURLWithPath: arguments[index + 3]), rows: count)
+            try Data(StoreBenchmark.rules.utf8).write(to: URL(fileURLWithPath: arguments[index + 3] + ".rules.json"))
         default:
-            FileHandle.standardError.write(Data("usage: --write-archive current|version1 COUNT FILE\n".utf8))
+            FileHandle.standardError.write(Data("usage: --write-archive current|version1|sqlite COUNT FILE\n".utf8))
             exit(2)
         }
     } catch {
