@@ -53,6 +53,15 @@ public enum ArchiveFormat: String, Sendable, Hashable, CaseIterable, CustomStrin
         }
     }
 
+    /// Whether ``detect(_:)`` names these bytes ``json``, decided from them in place (for a
+    /// caller that has an input's bytes open already: each opening of a `Data` makes three
+    /// run-time exclusivity checks in Foundation).
+    package static func isJSON(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        // Only property lists need the whole input (keyedArchiveOr); JSON is told by its head.
+        if case .format(.json) = detect(head: UnsafeRawBufferPointer(rebasing: bytes.prefix(4096))) { return true }
+        return false
+    }
+
     /// What the first bytes say; ``keyedArchiveOr(_:)`` when only the whole input can tell.
     private enum Guess {
         case format(ArchiveFormat)

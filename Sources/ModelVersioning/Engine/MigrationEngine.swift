@@ -167,11 +167,15 @@ public struct MigrationEngine: Sendable {
     ///   pass throws (an object newer than its chain, a step that fails, with the type, version,
     ///   step and path), what writing the way down throws, and what the format's writer throws.
     public func migrate(_ data: Data, writingUnchanged: Bool = false) throws -> Outcome {
-        if let textRewrite, ArchiveFormat.detect(data) == .json, let rewritten = textRewrite.upgrade(data) {
-            var outcome = Outcome(format: .json, rewroteText: true)
-            outcome.changed = rewritten.changed
-            if rewritten.changed || writingUnchanged { outcome.data = rewritten.output }
-            return outcome
+        // The row's bytes are opened once for both the format and the rewrite.
+        if let textRewrite,
+            let rewritten = data.withUnsafeBytes({ raw in
+                ArchiveFormat.isJSON(raw) ? textRewrite.upgrade(bytes: raw) : nil
+            })
+        {
+            return Outcome(
+                format: .json, rewroteText: true, changed: rewritten.changed,
+                data: rewritten.changed || writingUnchanged ? rewritten.output : nil)
         }
         do {
             return try migrateTree(data, writingUnchanged: writingUnchanged)

@@ -77,46 +77,50 @@ package final class JSONTextRewrite: @unchecked Sendable {
     /// Never throws and never traps: whatever is wrong with `data` is for the tree path to
     /// report.
     package func upgrade(_ data: Data) -> Outcome? {
+        data.withUnsafeBytes { raw in upgrade(bytes: raw) }
+    }
+
+    /// ``upgrade(_:)`` of the bytes in `raw`, for a caller that has them open already (each
+    /// opening of a `Data` makes three run-time exclusivity checks in Foundation).
+    package func upgrade(bytes raw: UnsafeRawBufferPointer) -> Outcome? {
         let workspace = takeWorkspace()
         defer { giveBack(workspace) }
-        return data.withUnsafeBytes { raw -> Outcome? in
-            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), !raw.isEmpty,
-                raw.count <= limits.maxInputBytes
-            else { return nil }
-            let text = JSONText(bytes: base, end: raw.count)
-            let start = text.skipWhitespace(from: 0)
-            guard text.byte(at: start) == UInt8(ascii: "{"),
-                let structure = JSONStructure.scan(base, count: raw.count, limits: limits, reusing: workspace.storage)
-            else { return nil }
-            let pretty = ArchiveDocument.hasLineBreakInside(raw)
-            let reused = workspace.emitter.take()
-            var emitter: JSONWriter.Emitter
-            if let reused {
-                emitter = reused
-            } else {
-                emitter = JSONWriter.Emitter(
-                    options: ArchiveWritingOptions(prettyPrinted: pretty, markup: .archive),
-                    capacity: raw.count &+ raw.count / 4 &+ 64)
-            }
-            emitter.restart(prettyPrinted: pretty)
-            var rewriter = Rewriter(
-                text: text, structure: structure, owner: self, workspace: workspace, emitter: emitter)
-            var written = true
-            do {
-                try rewriter.writeObject(ordinal: 0, level: 0)
-            } catch {
-                written = false
-            }
-            let changed = rewriter.changed
-            var output = rewriter.finish()
-            if written && pretty { output.output.append(UInt8(ascii: "\n")) }
-            // A copy of exactly the bytes written: the emitter's memory stays for the next one.
-            let outcome =
-                written && !output.output.allocationFailed
-                ? Outcome(changed: changed, output: output.output.copyData()) : nil
-            workspace.keep(output)
-            return outcome
+        guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), !raw.isEmpty,
+            raw.count <= limits.maxInputBytes
+        else { return nil }
+        let text = JSONText(bytes: base, end: raw.count)
+        let start = text.skipWhitespace(from: 0)
+        guard text.byte(at: start) == UInt8(ascii: "{"),
+            let structure = JSONStructure.scan(base, count: raw.count, limits: limits, reusing: workspace.storage)
+        else { return nil }
+        let pretty = ArchiveDocument.hasLineBreakInside(raw)
+        let reused = workspace.emitter.take()
+        var emitter: JSONWriter.Emitter
+        if let reused {
+            emitter = reused
+        } else {
+            emitter = JSONWriter.Emitter(
+                options: ArchiveWritingOptions(prettyPrinted: pretty, markup: .archive),
+                capacity: raw.count &+ raw.count / 4 &+ 64)
         }
+        emitter.restart(prettyPrinted: pretty)
+        var rewriter = Rewriter(
+            text: text, structure: structure, owner: self, workspace: workspace, emitter: emitter)
+        var written = true
+        do {
+            try rewriter.writeObject(ordinal: 0, level: 0)
+        } catch {
+            written = false
+        }
+        let changed = rewriter.changed
+        var output = rewriter.finish()
+        if written && pretty { output.output.append(UInt8(ascii: "\n")) }
+        // A copy of exactly the bytes written: the emitter's memory stays for the next one.
+        let outcome =
+            written && !output.output.allocationFailed
+            ? Outcome(changed: changed, output: output.output.copyData()) : nil
+        workspace.keep(output)
+        return outcome
     }
 
     // MARK: Workspaces
