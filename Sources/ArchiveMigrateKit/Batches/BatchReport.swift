@@ -54,11 +54,12 @@ final class BatchReport {
 
         /// Records what the engine did, with the note on how the chain was chosen for
         /// `shownAs`.
-        mutating func record(_ outcome: MigrationEngine.Outcome, shownAs: @autoclosure () -> String) {
-            result = outcome
+        mutating func record(_ outcome: consuming MigrationEngine.Outcome, shownAs: @autoclosure () -> String) {
             if let choice = outcome.documentChoice, choice.reason == .onlyDocumentChain {
                 note = choice.note(for: shownAs())
             }
+            // Moved, not copied: an outcome is large (its report, choice and data).
+            result = consume outcome
         }
 
         private final class ErrorBox: Sendable {

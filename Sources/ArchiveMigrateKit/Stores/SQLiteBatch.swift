@@ -202,44 +202,48 @@ struct SQLiteBatch {
     static func process(_ row: SQLiteColumn.Row, keyNames: [String], place: String, engine: MigrationEngine) -> Outcome
     {
         func shownAs() -> String { "\(place), row \(SQLiteColumn.describe(row.key, keyNames: keyNames))" }
-        var outcome = Outcome(key: row.key, entry: BatchReport.Entry(name: ""))
+        // Built once at the end (a var returned from several places was copied whole).
+        var entry = BatchReport.Entry(name: "")
         let bytes: Data
         let isText: Bool
         switch row.value {
         case .null:
-            outcome.isNull = true
-            return outcome
+            return Outcome(key: row.key, entry: entry, output: nil, isNull: true)
         case .text(let data):
             (bytes, isText) = (data, true)
         case .blob(let data):
             (bytes, isText) = (data, false)
         case .integer, .real:
-            outcome.entry.error = ArchiveError(
+            entry.error = ArchiveError(
                 .unsupportedFormat,
                 "\(shownAs()) holds \(row.value.typeName == "integer" ? "an integer" : "a real"), not an archive")
-            return outcome
+            return Outcome(key: row.key, entry: entry, output: nil)
         }
+        var output: SQLiteValue?
         do {
             var result = try engine.migrate(bytes)
-            let output = result.data.take()
-            outcome.entry.record(result, shownAs: shownAs())
-            guard let output else { return outcome }
-            if isText {
-                // TEXT stays TEXT: only text formats can go back into it.
-                guard result.format == .json || result.format == .xmlPropertyList else {
-                    throw ArchiveError(
-                        .invalidValue,
-                        "\(shownAs()) holds a \(result.format) as TEXT, and written back it would be binary; store it as a BLOB"
-                    )
+            let data = result.data.take()
+            let format = result.format
+            entry.record(consume result, shownAs: shownAs())
+            if let data {
+                if isText {
+                    // TEXT stays TEXT: only text formats can go back into it.
+                    guard format == .json || format == .xmlPropertyList else {
+                        throw ArchiveError(
+                            .invalidValue,
+                            "\(shownAs()) holds a \(format) as TEXT, and written back it would be binary; store it as a BLOB"
+                        )
+                    }
+                    output = .text(data)
+                } else {
+                    output = .blob(data)
                 }
-                outcome.output = .text(output)
-            } else {
-                outcome.output = .blob(output)
             }
         } catch {
-            outcome.entry.error = ArchiveError.located(error, in: shownAs())
-            outcome.entry.result = nil
+            entry.error = ArchiveError.located(error, in: shownAs())
+            entry.result = nil
+            output = nil
         }
-        return outcome
+        return Outcome(key: row.key, entry: entry, output: output)
     }
 }

@@ -33,9 +33,11 @@ extension MigrationEngine {
         public var rewroteText: Bool
 
         /// An outcome that changed nothing yet.
-        init(format: ArchiveFormat, rewroteText: Bool) {
+        init(format: ArchiveFormat, rewroteText: Bool, changed: Bool = false, data: Data? = nil) {
             self.format = format
             self.rewroteText = rewroteText
+            self.changed = changed
+            self.data = data
         }
     }
 
