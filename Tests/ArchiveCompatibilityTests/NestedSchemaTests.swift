@@ -108,6 +108,22 @@ struct NestedSchemaTests {
         #expect(schema.nestedTypes.isEmpty)
     }
 
+    @Test("a snapshot of a newer format is refused, not read by this format's rules")
+    func newerSnapshotFormat() throws {
+        let newer =
+            #"{"type": "Model", "version": 1, "format": 3, "properties": [{"name": "rect", "type": "Rect", "optional": false, "behavior": "unconditional"}]}"#
+        let error = try #require(throws: ArchiveError.self) { try ModelSchema(jsonData: Data(newer.utf8)) }
+        #expect(error.code == .newerVersion)
+        #expect(error.path == "format")
+        for bad in [#""format": 0"#, #""format": "2""#, #""format": 1.5"#] {
+            let text = newer.replacingOccurrences(of: #""format": 3"#, with: bad)
+            let malformed = try #require(throws: ArchiveError.self) { try ModelSchema(jsonData: Data(text.utf8)) }
+            #expect(malformed.code == .malformedInput, "\(bad)")
+        }
+        let current = newer.replacingOccurrences(of: #""format": 3"#, with: #""format": 2"#)
+        #expect(try ModelSchema(jsonData: Data(current.utf8)).isLegacy == false)
+    }
+
     @Test("a key added deep inside a nested type is a change of the model, with its path")
     func deepChangeHasAPath() throws {
         let current = try ModelSchema(of: Emblem.self)

@@ -179,9 +179,11 @@ public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible 
         return .dictionary(entry)
     }
 
-    /// Reads a snapshot file (any format).
+    /// Reads a snapshot file of any format up to ``currentFormat``.
     ///
-    /// - Throws: `ArchiveError` naming the malformed entry.
+    /// - Throws: `ArchiveError` naming the malformed entry; code `newerVersion` at `format` for a
+    ///   snapshot a newer library wrote (read by this format's rules, it could compare as
+    ///   unchanged while it records what this library does not see).
     public init(jsonData data: Data) throws {
         let tree = try ArchiveFormat.json.read(data, options: ArchiveReadingOptions(markup: .plain))
         guard let typeName = tree["type"]?.stringValue, let version = tree["version"]?.intValue,
@@ -189,7 +191,22 @@ public struct ModelSchema: Codable, Sendable, Hashable, CustomStringConvertible 
         else {
             throw ArchiveError(.malformedInput, "a schema snapshot needs 'type', 'version' and 'properties'")
         }
-        let format = tree["format"]?.intValue ?? 1
+        let format: Int
+        switch tree["format"] {
+        case nil:
+            format = 1
+        case .int(let number)? where number > Int64(Self.currentFormat):
+            throw ArchiveError(
+                .newerVersion,
+                "the schema snapshot has format \(number); this library reads formats 1 to \(Self.currentFormat)",
+                path: [.key("format")])
+        case .int(let number)? where number >= 1:
+            format = Int(number)
+        default:
+            throw ArchiveError(
+                .malformedInput, "a schema snapshot's 'format' is a whole number from 1 to \(Self.currentFormat)",
+                path: [.key("format")])
+        }
         let properties = try entries.enumerated().map { index, entry in
             try Self.property(entry, nested: false, at: ArchivePath([.key("properties"), .index(index)]))
         }
