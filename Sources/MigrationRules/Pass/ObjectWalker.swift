@@ -465,7 +465,8 @@ struct ObjectWalker {
                     throw ArchiveError(
                         .notInRelease,
                         "release \(release.name) has no \(chain.name): declare how it saw such objects (a downgrade "
-                            + "fallback on the \(chain.name) chain), or leave them out (--drop-absent)",
+                            + "fallback on the \(chain.name) chain), or leave them out (--drop-absent, or "
+                            + "DowngradeTarget(release:droppingAbsentTypes: true) in the Swift API)",
                         path: ArchivePath(path), typeName: chain.name, archivedVersion: archivedVersion)
                 }
                 absentObjects.append(
