@@ -77,6 +77,44 @@ struct BenchmarkResults {
         return theirs / ours
     }
 
+    /// `baseline`'s time over `contender`'s in one case (above 1: the contender is faster).
+    func ratio(_ name: String, of contender: String, over baseline: String) -> Double? {
+        guard let row = rows.first(where: { $0.name == name && $0.size == headlineSize }),
+            let time = row.medians[contender], let theirs = row.medians[baseline], time > 0
+        else { return nil }
+        return theirs / time
+    }
+
+    /// What Codable alone allows (``CodableFloor``): Foundation's time over the time the models'
+    /// own `init(from:)` and `encode(to:)` take with a decoder and an encoder that do nothing,
+    /// the most any coder through Codable could reach if the bytes cost nothing; and that time
+    /// as a fraction of the library's.
+    func codableFloor() -> [(String, Double?)] {
+        [
+            (
+                "decode_current_codable_floor_vs_jsondecoder",
+                ratio("decode current", of: CodableFloor.name, over: "Foundation JSONDecoder")
+            ),
+            (
+                "migrate_decode_codable_floor_vs_jsondecoder",
+                ratio("migrate + decode", of: CodableFloor.name, over: "JSONDecoder on current bytes")
+            ),
+            (
+                "encode_codable_floor_vs_jsonencoder",
+                ratio("encode", of: CodableFloor.name, over: "Foundation JSONEncoder")
+            ),
+            (
+                "decode_current_codable_floor_of_ours",
+                ratio("decode current", of: "ModelVersioning", over: CodableFloor.name)
+            ),
+            (
+                "migrate_decode_codable_floor_of_ours",
+                ratio("migrate + decode", of: "ModelVersioning", over: CodableFloor.name)
+            ),
+            ("encode_codable_floor_of_ours", ratio("encode", of: "ModelVersioning", over: CodableFloor.name)),
+        ]
+    }
+
     func perObjectNanoseconds(size: Int) -> Double? {
         guard let row = rows.first(where: { $0.name == "decode current" && $0.size == size }),
             let seconds = row.medians["ModelVersioning"]
@@ -105,6 +143,10 @@ struct BenchmarkResults {
         lines.append("of the ceiling (hand-written code for exactly these types; 1.00: as fast as it)")
         for (key, value) in ceilingFractions() {
             lines.append("  " + pad(key, 40) + (value.map { String(format: "%.2f", $0) } ?? "n/a"))
+        }
+        lines.append("Codable alone (the models' own init(from:) and encode(to:), no bytes)")
+        for (key, value) in codableFloor() {
+            lines.append("  " + pad(key, 44) + (value.map { String(format: "%.2f", $0) } ?? "n/a"))
         }
         lines.append("per-object decode time")
         for size in options.sizes {
@@ -180,7 +222,7 @@ struct BenchmarkResults {
 
     func json() throws -> Data {
         var tree: ArchiveDictionary = [:]
-        for (key, value) in headlineRatios() + ceilingFractions() {
+        for (key, value) in headlineRatios() + ceilingFractions() + codableFloor() {
             tree[key] = value.map { .double(($0 * 100).rounded() / 100) } ?? .null
         }
         tree["per_object_ns"] = .dictionary(
@@ -266,6 +308,7 @@ struct BenchmarkSuite {
                     ("ModelVersioning", { _ = try decoder.decode(BenchDocument.self, from: data) }),
                     ("Foundation JSONDecoder", { _ = try JSONDecoder().decode(FoundationEnvelope.self, from: data) }),
                     (HandWrittenCodec.name, { _ = try HandWrittenCodec.decodeCurrent(data) }),
+                    (CodableFloor.name, { _ = try CodableFloor.decode(shapes: size) }),
                 ]
             }
 
@@ -284,7 +327,10 @@ struct BenchmarkSuite {
                 ]
                     + (size <= DIYMigration.largestSize
                         ? [("DIY JSONSerialization", { _ = try DIYMigration.decode(version1) })] : [])
-                    + [(HandWrittenCodec.name, { _ = try HandWrittenCodec.decodeVersion1(version1) })])
+                    + [
+                        (HandWrittenCodec.name, { _ = try HandWrittenCodec.decodeVersion1(version1) }),
+                        (CodableFloor.name, { _ = try CodableFloor.decode(shapes: size) }),
+                    ])
 
             if size <= KeyedArchiveCase.largestSize {
                 let keyed = try KeyedArchiveCase.archive(shapes)
@@ -311,6 +357,7 @@ struct BenchmarkSuite {
                     ("ModelVersioning", { _ = try encoder.encode(document) }),
                     ("Foundation JSONEncoder", { _ = try JSONEncoder().encode(mirror) }),
                     (HandWrittenCodec.name, { _ = HandWrittenCodec.encode(document) }),
+                    (CodableFloor.name, { try CodableFloor.encode(document) }),
                 ])
 
             if size == options.sizes.last {
