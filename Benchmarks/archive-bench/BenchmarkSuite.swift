@@ -70,16 +70,15 @@ struct BenchmarkResults {
     /// The headline size: the middle one of the full run, the largest of a quick one.
     var headlineSize: Int { options.quick ? options.sizes.last ?? 0 : options.sizes[options.sizes.count / 2] }
 
+    /// `baseline`'s time over the library's in one case (above 1: the library is faster).
     func ratio(_ name: String, _ baseline: String, size: Int? = nil) -> Double? {
-        guard let row = rows.first(where: { $0.name == name && $0.size == (size ?? headlineSize) }),
-            let ours = row.medians["ModelVersioning"], let theirs = row.medians[baseline], ours > 0
-        else { return nil }
-        return theirs / ours
+        ratio(name, of: "ModelVersioning", over: baseline, size: size)
     }
 
-    /// `baseline`'s time over `contender`'s in one case (above 1: the contender is faster).
-    func ratio(_ name: String, of contender: String, over baseline: String) -> Double? {
-        guard let row = rows.first(where: { $0.name == name && $0.size == headlineSize }),
+    /// `baseline`'s time over `contender`'s in one case (above 1: the contender is faster), at
+    /// `size` objects or the headline size.
+    func ratio(_ name: String, of contender: String, over baseline: String, size: Int? = nil) -> Double? {
+        guard let row = rows.first(where: { $0.name == name && $0.size == (size ?? headlineSize) }),
             let time = row.medians[contender], let theirs = row.medians[baseline], time > 0
         else { return nil }
         return theirs / time
