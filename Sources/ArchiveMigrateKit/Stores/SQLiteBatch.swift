@@ -225,25 +225,22 @@ struct SQLiteBatch {
             let data = result.data.take()
             let format = result.format
             entry.record(consume result, shownAs: shownAs())
-            if let data {
-                if isText {
-                    // TEXT stays TEXT: only text formats can go back into it.
-                    guard format == .json || format == .xmlPropertyList else {
-                        throw ArchiveError(
-                            .invalidValue,
-                            "\(shownAs()) holds a \(format) as TEXT, and written back it would be binary; store it as a BLOB"
-                        )
-                    }
-                    output = .text(data)
-                } else {
-                    output = .blob(data)
-                }
-            }
+            output = try data.map { try storedValue($0, format: format, isText: isText) }
         } catch {
             entry.error = ArchiveError.located(error, in: shownAs())
             entry.result = nil
-            output = nil
         }
         return Outcome(key: row.key, entry: entry, output: output)
+    }
+
+    /// The new archive as the row stores it: TEXT stays TEXT (only text formats can go back into
+    /// it), BLOB stays BLOB. The caller adds the row to the error's location.
+    private static func storedValue(_ data: Data, format: ArchiveFormat, isText: Bool) throws -> SQLiteValue {
+        guard isText else { return .blob(data) }
+        guard format == .json || format == .xmlPropertyList else {
+            throw ArchiveError(
+                .invalidValue, "a \(format) kept as TEXT would be written back binary; store it as a BLOB")
+        }
+        return .text(data)
     }
 }

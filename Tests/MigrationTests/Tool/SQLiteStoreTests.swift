@@ -113,6 +113,28 @@ struct SQLiteStoreTests {
         #expect(try database.integrityCheck() == "ok")
     }
 
+    @Test("a keyed archive kept as TEXT is not written back as binary: the row fails, and is left as it was")
+    func keyedArchiveAsText() throws {
+        let scratch = try ScratchFolder()
+        let database = try TestDatabase.create(
+            at: scratch.url.appendingPathComponent("sketch.sqlite"),
+            schema: "CREATE TABLE drawings (id INTEGER PRIMARY KEY, doc TEXT)")
+        // SQLite keeps any bytes in a TEXT value, a binary keyed archive's too.
+        let keyed = try Self.keyedVersion1(0)
+        #expect(ArchiveFormat.detect(keyed) == .keyedArchive)
+        try database.insert("INSERT INTO drawings (doc) VALUES (?)", rows: [[.text(keyed)]])
+        try scratch.copy(fixture: "archives/rules.json", to: "rules.json")
+        let before = try database.rows("SELECT doc FROM drawings")
+
+        let run = try ToolProcess.run(Self.arguments("upgrade", column: "doc"), in: scratch.url)
+        #expect(run.status == 2, "\(run.standardError)")
+        #expect(
+            run.standardError.contains(
+                "a keyed-archive kept as TEXT would be written back binary; store it as a BLOB (of drawings.doc, row id 1)"
+            ), "\(run.standardError)")
+        #expect(try database.rows("SELECT doc FROM drawings") == before)
+    }
+
     @Test("a row that fails is reported with its key and the located error, and its transaction is rolled back")
     func failingRowRollsBackItsTransaction() throws {
         let scratch = try ScratchFolder()
