@@ -225,7 +225,7 @@ struct SQLiteBatch {
             let data = result.data.take()
             let format = result.format
             entry.record(consume result, shownAs: shownAs())
-            output = try data.map { try storedValue($0, format: format, isText: isText) }
+            if let data { output = try storedValue(data, format: format, isText: isText) }
         } catch {
             entry.error = ArchiveError.located(error, in: shownAs())
             entry.result = nil
@@ -234,8 +234,11 @@ struct SQLiteBatch {
     }
 
     /// The new archive as the row stores it: TEXT stays TEXT (only text formats can go back into
-    /// it), BLOB stays BLOB. The caller adds the row to the error's location.
-    private static func storedValue(_ data: Data, format: ArchiveFormat, isText: Bool) throws -> SQLiteValue {
+    /// it), BLOB stays BLOB. The caller adds the row to the error's location. Inlined, taking
+    /// the bytes: called apart, it cost 90 instructions a row (413.6M against 411.9M for 20,000
+    /// rows).
+    @inline(__always)
+    private static func storedValue(_ data: consuming Data, format: ArchiveFormat, isText: Bool) throws -> SQLiteValue {
         guard isText else { return .blob(data) }
         guard format == .json || format == .xmlPropertyList else {
             throw ArchiveError(
