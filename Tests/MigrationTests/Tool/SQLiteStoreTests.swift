@@ -54,6 +54,21 @@ struct SQLiteStoreTests {
         return database
     }
 
+    /// A table `drawings` whose one column `doc` is TEXT, holding `values` in order (rowids 1,
+    /// 2, …), and the Sketch rules file beside it unless `rules` are given.
+    static func textColumn(_ values: [Data], in scratch: ScratchFolder, rules: String? = nil) throws -> TestDatabase {
+        let database = try TestDatabase.create(
+            at: scratch.url.appendingPathComponent("sketch.sqlite"),
+            schema: "CREATE TABLE drawings (id INTEGER PRIMARY KEY, doc TEXT)")
+        try database.insert("INSERT INTO drawings (doc) VALUES (?)", rows: values.map { [.text($0)] })
+        if let rules {
+            try Data(rules.utf8).write(to: scratch.url.appendingPathComponent("rules.json"))
+        } else {
+            try scratch.copy(fixture: "archives/rules.json", to: "rules.json")
+        }
+        return database
+    }
+
     static func arguments(_ command: String, column: String, _ more: String...) -> [String] {
         [command, "--sqlite", "sketch.sqlite", "--table", "drawings", "--column", column, "--rules", "rules.json"]
             + more
@@ -116,14 +131,10 @@ struct SQLiteStoreTests {
     @Test("a keyed archive kept as TEXT is not written back as binary: the row fails, and is left as it was")
     func keyedArchiveAsText() throws {
         let scratch = try ScratchFolder()
-        let database = try TestDatabase.create(
-            at: scratch.url.appendingPathComponent("sketch.sqlite"),
-            schema: "CREATE TABLE drawings (id INTEGER PRIMARY KEY, doc TEXT)")
         // SQLite keeps any bytes in a TEXT value, a binary keyed archive's too.
         let keyed = try Self.keyedVersion1(0)
         #expect(ArchiveFormat.detect(keyed) == .keyedArchive)
-        try database.insert("INSERT INTO drawings (doc) VALUES (?)", rows: [[.text(keyed)]])
-        try scratch.copy(fixture: "archives/rules.json", to: "rules.json")
+        let database = try Self.textColumn([keyed], in: scratch)
         let before = try database.rows("SELECT doc FROM drawings")
 
         let run = try ToolProcess.run(Self.arguments("upgrade", column: "doc"), in: scratch.url)
@@ -138,23 +149,16 @@ struct SQLiteStoreTests {
     @Test("a row that fails is reported with its key and the located error, and its transaction is rolled back")
     func failingRowRollsBackItsTransaction() throws {
         let scratch = try ScratchFolder()
-        let database = try TestDatabase.create(
-            at: scratch.url.appendingPathComponent("sketch.sqlite"),
-            schema: "CREATE TABLE drawings (id INTEGER PRIMARY KEY, doc TEXT)")
         // Row 5: a model kind release 2.0's map does not have; row 8: not an archive at all.
         let bad =
             #"{"$archive": 1, "document": "Sketch", "documentVersion": 2, "root": {"$type": "Drawing", "$version": 2, "#
             + ##""title": "t", "meta": {"author": "a"}, "canvasColor": "#FFF", "shapes": [], "models": [{"$type": "##
             + #""Model", "$version": 2, "name": "x", "category": "photo", "kind": 9, "para": 0}]}}"#
-        var rows: [[SQLiteValue]] = []
-        for index in 0..<9 {
-            let text =
-                index == 4
+        let texts = try (0..<9).map { index in
+            index == 4
                 ? Data(bad.utf8) : index == 7 ? Data(#"{"$archive": 1, "root": "#.utf8) : try Self.version1(index)
-            rows.append([.text(text)])
         }
-        try database.insert("INSERT INTO drawings (doc) VALUES (?)", rows: rows)
-        try scratch.copy(fixture: "archives/rules.json", to: "rules.json")
+        let database = try Self.textColumn(texts, in: scratch)
         let before = try database.rows("SELECT doc FROM drawings ORDER BY id")
 
         // Transactions of 3 rows: 1–3 are written, 4–6 (row 5 fails) and 7–9 (row 8) rolled back.
@@ -204,14 +208,10 @@ struct SQLiteStoreTests {
         // written: a failure in any window leaves every row of the transaction as it was.
         #expect(SQLiteBatch.windowRows < 2_500)
         let scratch = try ScratchFolder()
-        let database = try TestDatabase.create(
-            at: scratch.url.appendingPathComponent("sketch.sqlite"),
-            schema: "CREATE TABLE drawings (id INTEGER PRIMARY KEY, doc TEXT)")
-        let rows: [[SQLiteValue]] = try (0..<2_500).map { index in
-            [.text(index == failing ? Data(#"{"$archive": 1, "root": "#.utf8) : try Self.version1(index))]
-        }
-        try database.insert("INSERT INTO drawings (doc) VALUES (?)", rows: rows)
-        try scratch.copy(fixture: "archives/rules.json", to: "rules.json")
+        let database = try Self.textColumn(
+            try (0..<2_500).map { index in
+                index == failing ? Data(#"{"$archive": 1, "root": "#.utf8) : try Self.version1(index)
+            }, in: scratch)
         let before = try database.rows("SELECT doc FROM drawings ORDER BY id")
 
         let run = try ToolProcess.run(Self.arguments("upgrade", column: "doc"), in: scratch.url)
@@ -228,15 +228,11 @@ struct SQLiteStoreTests {
         // second the last 8, one of which fails: only those 8 are rolled back.
         #expect(SQLiteBatch.transactionBytes == 32 << 20 && SQLiteBatch.windowBytes == 16 << 20)
         let scratch = try ScratchFolder()
-        try Data(KeyMovingArchives.rules.utf8).write(to: scratch.url.appendingPathComponent("rules.json"))
-        let database = try TestDatabase.create(
-            at: scratch.url.appendingPathComponent("sketch.sqlite"),
-            schema: "CREATE TABLE drawings (id INTEGER PRIMARY KEY, doc TEXT)")
         let large = Data(
             #"{"$type":"Board","$version":1,"user":"\#(String(repeating: "a", count: 1 << 20))","shapes":[]}"#.utf8)
         let broken = Data(#"{"$type": "Board""#.utf8)
-        try database.insert(
-            "INSERT INTO drawings (doc) VALUES (?)", rows: (0..<40).map { [.text($0 == 35 ? broken : large)] })
+        let database = try Self.textColumn(
+            (0..<40).map { $0 == 35 ? broken : large }, in: scratch, rules: KeyMovingArchives.rules)
         let run = try ToolProcess.run(Self.arguments("upgrade", column: "doc"), in: scratch.url)
         #expect(run.status == 2)
         #expect(
