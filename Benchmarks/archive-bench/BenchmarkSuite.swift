@@ -568,7 +568,7 @@ enum MemoryProbe {
             var prepared: BenchDocument?
             var mirror: FoundationEnvelope?
             var keyed: Data?
-            if name == "encode" {
+            if name == "encode" || name == "encode, Codable alone" || name == "encode, by hand" {
                 prepared = try decoder.decode(
                     BenchDocument.self, from: try Data(contentsOf: URL(fileURLWithPath: inputPath)))
             } else if name == "keyed read" {
@@ -589,6 +589,13 @@ enum MemoryProbe {
             case "encode":
                 let data = try ArchiveEncoder(writingOptions: ArchiveWritingOptions(prettyPrinted: false))
                     .encode(prepared ?? BenchDocument(shapes: []))
+                withExtendedLifetime(data) {}
+            case "encode, Codable alone":
+                // Callgrind's reference for what Codable itself costs (not a memory case).
+                try CodableFloor.encode(prepared ?? BenchDocument(shapes: []))
+            case "encode, by hand":
+                // Callgrind's reference for the hand-written writer (not a memory case).
+                let data = HandWrittenCodec.encode(prepared ?? BenchDocument(shapes: []))
                 withExtendedLifetime(data) {}
             case "encode, JSONEncoder":
                 let data = try JSONEncoder().encode(mirror ?? FoundationEnvelope(root: FoundationDocument(shapes: [])))
