@@ -72,12 +72,18 @@ final class DirectJSONEncoder {
 
     let session: EncodingSession
     private let markup: Bool
+    private let prettyPrinted: Bool
     private let maxDepth: Int
     // The state below is touched on every value; its accesses never overlap (one run, one
     // thread, no access spans a call into a model), so the exclusivity checks are off.
     @exclusivity(unchecked) var emitter: JSONWriter.Emitter
     @exclusivity(unchecked) private var levels = MoveStack<Level>(initialCapacity: 16)
     @exclusivity(unchecked) private var frames = MoveStack<Frame>(initialCapacity: 16)
+    /// The addresses of the innermost level and frame (`lastAddress` of each stack), kept on
+    /// every push and pop: the stack's getter lives in another module, where it is not
+    /// specialised, and the run asks for them several times per key.
+    @exclusivity(unchecked) private var topLevelAddress: UnsafeMutablePointer<Level>?
+    @exclusivity(unchecked) private var topFrameAddress: UnsafeMutablePointer<Frame>?
     /// The keys of the open objects that have left their known sequence, innermost last, with
     /// the bytes they were written as and where each one's bytes end.
     @exclusivity(unchecked) private var keys: [String] = []
@@ -99,6 +105,7 @@ final class DirectJSONEncoder {
     private init(session: EncodingSession, options: ArchiveWritingOptions) {
         self.session = session
         markup = options.markup != .plain
+        prettyPrinted = options.prettyPrinted
         maxDepth = options.limits.maxDepth
         emitter = JSONWriter.Emitter(options: options)
     }
@@ -128,7 +135,7 @@ final class DirectJSONEncoder {
 
     /// Writes the envelope (`ArchiveEnvelope.tree`'s keys in its order) around `value`.
     private func writeEnvelope<T: Encodable>(_ value: T, document: String?, documentVersion: Int?) throws {
-        levels.append(Level(serial: takeSerial(), key: nil, model: nil, container: Self.noContainer, isDetached: false))
+        pushLevel(Level(serial: takeSerial(), key: nil, model: nil, container: Self.noContainer, isDetached: false))
         let serial = try openFrame(isArray: false, keyType: nil)
         beginChild()
         emitter.writeKey(ArchiveEnvelope.markerKey)
@@ -177,8 +184,8 @@ final class DirectJSONEncoder {
     /// encoders' values above it (its value goes on, so they are done); marks the run failed when
     /// something else is open above it.
     func prepareRequest(from serial: Int) -> Bool {
-        while !failed, levels.count > 0, levels.lastAddress.pointee.serial != serial,
-            levels.lastAddress.pointee.isDetached
+        while !failed, levels.count > 0, topLevel.pointee.serial != serial,
+            topLevel.pointee.isDetached
         {
             do {
                 try finishTopLevel()
@@ -186,7 +193,7 @@ final class DirectJSONEncoder {
                 failed = true
             }
         }
-        if !failed, levels.count > 0, levels.lastAddress.pointee.serial == serial { return true }
+        if !failed, levels.count > 0, topLevel.pointee.serial == serial { return true }
         failed = true
         return false
     }
@@ -194,7 +201,7 @@ final class DirectJSONEncoder {
     /// The keyed container of the innermost level.
     func innermostKeyedContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let serial = openContainer(isArray: false, keyType: ObjectIdentifier(Key.self))
-        let model = levels.count > 0 ? levels.lastAddress.pointee.model : nil
+        let model = levels.count > 0 ? topLevel.pointee.model : nil
         return keyedContainerMakers.maker(keyedBy: Key.self) {
             KeyedEncodingContainerMaker(DirectKeyedEncodingContainer<Key>.self)
         }.container((encoder: self, serial: serial, model: model))
@@ -296,7 +303,7 @@ final class DirectJSONEncoder {
     private func withLevel(key: (any CodingKey)?, model: ModelInfo?, _ write: (Int) throws -> Void) throws {
         guard levels.count - 1 < session.limits.maxDepth else { throw Unsupported() }
         let level = takeSerial()
-        levels.append(Level(serial: level, key: key, model: model, container: Self.noContainer, isDetached: false))
+        pushLevel(Level(serial: level, key: key, model: model, container: Self.noContainer, isDetached: false))
         try write(level)
         if failed { throw Unsupported() }
         try settle(untilLevel: level)
@@ -305,7 +312,7 @@ final class DirectJSONEncoder {
 
     /// Writes what the innermost value left open, and leaves it.
     private func finishTopLevel() throws {
-        switch levels.lastAddress.pointee.container {
+        switch topLevel.pointee.container {
         case Self.noContainer:
             // Nothing written: an empty dictionary, or an object with its metadata only.
             let serial = openContainer(isArray: false, keyType: nil)
@@ -316,13 +323,13 @@ final class DirectJSONEncoder {
         case let serial:
             try closeFrame(serial)
         }
-        _ = levels.removeLast()
+        popLevel()
     }
 
     /// Finishes the super encoders' values above the level `serial`.
     private func settle(untilLevel serial: Int) throws {
-        while levels.count > 0 && levels.lastAddress.pointee.serial != serial {
-            guard levels.lastAddress.pointee.isDetached else { throw Unsupported() }
+        while levels.count > 0 && topLevel.pointee.serial != serial {
+            guard topLevel.pointee.isDetached else { throw Unsupported() }
             try finishTopLevel()
         }
         guard levels.count > 0 else { throw Unsupported() }
@@ -331,10 +338,37 @@ final class DirectJSONEncoder {
     /// Finishes the super encoders' values written into the frame `serial` or above it: the
     /// frame goes on, so they are done. Fails unless the frame is then the innermost one.
     private func settle(untilFrame serial: Int) throws {
-        while levels.count > 0, levels.lastAddress.pointee.isDetached, levels.lastAddress.pointee.container != serial {
+        while levels.count > 0, topLevel.pointee.isDetached, topLevel.pointee.container != serial {
             try finishTopLevel()
         }
-        guard frames.count > 0, frames.lastAddress.pointee.serial == serial else { throw Unsupported() }
+        guard frames.count > 0, topFrame.pointee.serial == serial else { throw Unsupported() }
+    }
+
+    /// The innermost level; `levels` must not be empty.
+    private var topLevel: UnsafeMutablePointer<Level> { topLevelAddress.unsafelyUnwrapped }
+
+    /// The innermost frame; `frames` must not be empty.
+    private var topFrame: UnsafeMutablePointer<Frame> { topFrameAddress.unsafelyUnwrapped }
+
+    private func pushLevel(_ level: Level) {
+        levels.append(level)
+        topLevelAddress = levels.lastAddress
+    }
+
+    private func popLevel() {
+        _ = levels.removeLast()
+        topLevelAddress = levels.count > 0 ? levels.lastAddress : nil
+    }
+
+    private func pushFrame(_ frame: Frame) {
+        frames.append(frame)
+        topFrameAddress = frames.lastAddress
+    }
+
+    private func popFrame() -> Frame {
+        let frame = frames.removeLast()
+        topFrameAddress = frames.count > 0 ? frames.lastAddress : nil
+        return frame
     }
 
     private func takeSerial() -> Int {
@@ -380,24 +414,30 @@ final class DirectJSONEncoder {
     /// serial no frame has.
     private func openContainer(isArray: Bool, keyType: ObjectIdentifier?) -> Int {
         guard !failed, levels.count > 0 else { return fail() }
-        let level = levels.lastAddress.pointee
-        if level.container >= 0 {
+        // Read through its address: a copy of the level would copy its key.
+        let level = topLevel
+        let container = level.pointee.container
+        if container >= 0 {
             // Asked again: the same container, as long as nothing nested is still open.
-            guard frames.count > 0, frames.lastAddress.pointee.serial == level.container,
-                frames.lastAddress.pointee.isArray == isArray
+            guard frames.count > 0, topFrame.pointee.serial == container, topFrame.pointee.isArray == isArray
             else { return fail() }
-            return level.container
+            return container
         }
-        guard level.container == Self.noContainer, !(isArray && level.model != nil) else { return fail() }
-        if let model = level.model {
+        let model = level.pointee.model
+        guard container == Self.noContainer, !(isArray && model != nil) else { return fail() }
+        if let model {
             guard !model.typeName.isEmpty, model.version >= 0 else { return fail() }
         }
         guard let serial = try? openFrame(isArray: isArray, keyType: keyType) else { return fail() }
-        if let model = level.model {
-            emitter.writeTypeAndVersion(typeName: model.typeName, version: model.version, level: frames.count)
-            frames.lastAddress.pointee.count = 2
+        if let model {
+            if prettyPrinted {
+                emitter.writeTypeAndVersion(typeName: model.typeName, version: model.version, level: frames.count)
+            } else {
+                model.compactJSONStamp.withUnsafeBufferPointer { emitter.output.append($0) }
+            }
+            topFrame.pointee.count = 2
         }
-        levels.lastAddress.pointee.container = serial
+        topLevel.pointee.container = serial
         return serial
     }
 
@@ -417,7 +457,7 @@ final class DirectJSONEncoder {
             known = recentKeys[depth].keys.pointers
         }
         let serial = takeSerial()
-        frames.append(
+        pushFrame(
             Frame(
                 serial: serial, isArray: isArray, count: 0, written: 0, keyType: keyType, known: known,
                 matchesKnown: true, keysStart: 0, bytesStart: 0, seenKeys: nil))
@@ -428,7 +468,7 @@ final class DirectJSONEncoder {
     /// Closes the frame `serial`, innermost once the super encoders above it are finished.
     private func closeFrame(_ serial: Int) throws {
         try settle(untilFrame: serial)
-        let frame = frames.removeLast()
+        let frame = popFrame()
         let depth = frames.count
         if let keyType = frame.keyType, !frame.matchesKnown || frame.written != frame.known.count {
             let sequence: KnownKeys
@@ -451,32 +491,33 @@ final class DirectJSONEncoder {
             }
         }
         emitter.baseLevel = depth
-        if frame.count > 0 { emitter.newline(depth) }
+        if prettyPrinted && frame.count > 0 { emitter.newline(depth) }
         emitter.output.append(frame.isArray ? UInt8(ascii: "]") : UInt8(ascii: "}"))
     }
 
     /// The separator and indentation before the next child of the innermost frame.
     @inline(__always)
     private func beginChild() {
-        beginChild(of: frames.lastAddress)
+        beginChild(of: topFrame)
     }
 
     @inline(__always)
     private func beginChild(of frame: UnsafeMutablePointer<Frame>) {
         if frame.pointee.count > 0 { emitter.output.append(UInt8(ascii: ",")) }
         frame.pointee.count &+= 1
-        emitter.newline(frames.count)
+        // Checked here: the emitter's own check is a call into its module.
+        if prettyPrinted { emitter.newline(frames.count) }
     }
 
     /// The frame `serial`, innermost once the super encoders above it are finished.
     @inline(__always)
     private func innermostFrame(_ serial: Int) throws -> UnsafeMutablePointer<Frame> {
         guard !failed, frames.count > 0, levels.count > 0 else { throw Unsupported() }
-        if frames.lastAddress.pointee.serial != serial || levels.lastAddress.pointee.isDetached {
+        if topFrame.pointee.serial != serial || topLevel.pointee.isDetached {
             try settle(untilFrame: serial)
         }
         // Valid until the next push or pop of a frame.
-        return frames.lastAddress
+        return topFrame
     }
 
     /// Starts the entry `key` of the object `serial`: a key it has not written yet.
@@ -538,15 +579,15 @@ final class DirectJSONEncoder {
 
     /// The elements written into the array `serial`.
     func elementCount(_ serial: Int) -> Int {
-        guard frames.count > 0, frames.lastAddress.pointee.serial == serial else { return 0 }
-        return frames.lastAddress.pointee.count
+        guard frames.count > 0, topFrame.pointee.serial == serial else { return 0 }
+        return topFrame.pointee.count
     }
 
     /// Starts the single value of the level `serial`, which must be the innermost one and have
     /// written nothing.
     func beginSingleValue(level serial: Int) throws {
         guard !failed, levels.count > 1 else { throw Unsupported() }
-        let current = levels.lastAddress
+        let current = topLevel
         guard current.pointee.serial == serial, current.pointee.container == Self.noContainer,
             current.pointee.model == nil
         else { throw Unsupported() }
@@ -556,13 +597,13 @@ final class DirectJSONEncoder {
     /// An encoder for the entry just begun in the frame of the innermost level (see
     /// `superEncoder()`): a level of its own, finished when that frame goes on.
     func superEncoder(key: any CodingKey, frame serial: Int) -> any Encoder {
-        guard !failed, frames.count > 0, frames.lastAddress.pointee.serial == serial, levels.count > 0,
-            levels.lastAddress.pointee.container == serial, levels.lastAddress.pointee.model == nil
+        guard !failed, frames.count > 0, topFrame.pointee.serial == serial, levels.count > 0,
+            topLevel.pointee.container == serial, topLevel.pointee.model == nil
         else {
             return unsupportedEncoder()
         }
         let level = takeSerial()
-        levels.append(Level(serial: level, key: key, model: nil, container: Self.noContainer, isDetached: true))
+        pushLevel(Level(serial: level, key: key, model: nil, container: Self.noContainer, isDetached: true))
         return DirectLevelEncoder(encoder: self, level: level)
     }
 
