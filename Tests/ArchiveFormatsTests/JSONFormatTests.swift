@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import ArchiveFormats
+@_spi(Coders) @testable import ArchiveFormats
 
 /// Reads `text` with the JSON reader.
 private func read(

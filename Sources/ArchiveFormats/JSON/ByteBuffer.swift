@@ -13,11 +13,14 @@ import Foundation
 /// Noncopyable because it owns its memory, which comes from `malloc`: growing is a `realloc`
 /// (for a large buffer the system remaps its pages instead of copying them, so the old and new
 /// buffer are never both resident), and ``takeData()`` hands the memory to `Data` as it is.
-package struct ByteBuffer: ~Copyable {
-    private var base: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
+@_spi(Coders) public struct ByteBuffer: ~Copyable {
+    // Public as SPI, with its appends `@inlinable`, so that the writers in the other modules
+    // (the direct JSON encoder, the text rewrite) inline them: a `package` type's members are
+    // called, not inlined, across modules.
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
     /// The number of bytes written.
-    package private(set) var count = 0
+    @usableFromInline package internal(set) var count = 0
     /// Whether the output outgrew the memory the system would give: the bytes written are
     /// dropped (``count`` goes back to 0; later appends that fit the memory it has are written
     /// from there, the others are dropped too), and the writer reports an error instead of
@@ -40,12 +43,13 @@ package struct ByteBuffer: ~Copyable {
 
     /// Makes room for `extra` more bytes; `false` when the memory could not be had (see
     /// ``allocationFailed``).
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func reserve(_ extra: Int) -> Bool {
         capacity &- count >= extra || grow(extra)
     }
 
-    private mutating func grow(_ extra: Int) -> Bool {
+    @usableFromInline
+    mutating func grow(_ extra: Int) -> Bool {
         var newCapacity = Swift.max(capacity, 16)
         while newCapacity &- count < extra {
             let (doubled, overflow) = newCapacity.multipliedReportingOverflow(by: 2)
@@ -66,14 +70,14 @@ package struct ByteBuffer: ~Copyable {
         return capacity >= extra
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func append(_ byte: UInt8) {
         if count == capacity && !reserve(1) { return }
         base[count] = byte
         count &+= 1
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
         let length = bytes.count
@@ -102,13 +106,13 @@ package struct ByteBuffer: ~Copyable {
         count &+= length
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func append(_ text: StaticString) {
         append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Appends `count` copies of `byte`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func append(repeating byte: UInt8, count repeated: Int) {
         guard repeated > 0, reserve(repeated) else { return }
         (base + count).update(repeating: byte, count: repeated)

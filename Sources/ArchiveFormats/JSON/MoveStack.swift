@@ -14,11 +14,14 @@
 ///
 /// Noncopyable because it owns its buffer: `deinit` destroys what is left (a reader that stops
 /// with an error leaves partly built containers behind).
-package struct MoveStack<Element>: ~Copyable {
-    private var base: UnsafeMutablePointer<Element>
-    private var capacity: Int
+@_spi(Coders) public struct MoveStack<Element>: ~Copyable {
+    // Public as SPI, with its pushes, pops and addresses `@inlinable`, so that the direct coders
+    // in ModelVersioning get them specialised and inlined: a `package` type's members are called
+    // unspecialised across modules.
+    @usableFromInline var base: UnsafeMutablePointer<Element>
+    @usableFromInline var capacity: Int
     /// The number of elements on the stack.
-    package private(set) var count = 0
+    @usableFromInline package internal(set) var count = 0
 
     package init(initialCapacity: Int = 64) {
         capacity = Swift.max(initialCapacity, 4)
@@ -31,14 +34,15 @@ package struct MoveStack<Element>: ~Copyable {
     }
 
     /// Pushes an element.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func append(_ element: consuming Element) {
         if count == capacity { grow() }
         (base + count).initialize(to: element)
         count += 1
     }
 
-    private mutating func grow() {
+    @usableFromInline
+    mutating func grow() {
         let newCapacity = capacity &* 2
         let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
         newBase.moveInitialize(from: base, count: count)
@@ -48,7 +52,7 @@ package struct MoveStack<Element>: ~Copyable {
     }
 
     /// The element at `index`, which must be below ``count``.
-    @inline(__always)
+    @inlinable @inline(__always)
     subscript(index: Int) -> Element {
         assert(index >= 0 && index < count)
         return base[index]
@@ -56,7 +60,7 @@ package struct MoveStack<Element>: ~Copyable {
 
     /// Moves the elements from `start` to the top into a new array of exactly that size and
     /// shrinks the stack to `start`.
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func removeArray(from start: Int) -> [Element] {
         assert(start >= 0 && start <= count)
         let moving = count &- start
@@ -76,7 +80,7 @@ package struct MoveStack<Element>: ~Copyable {
 
     /// The address of the top element, valid until the next push or pop; the stack must not be
     /// empty.
-    @inline(__always)
+    @inlinable @inline(__always)
     package var lastAddress: UnsafeMutablePointer<Element> {
         assert(count > 0)
         return base + (count &- 1)
@@ -84,7 +88,7 @@ package struct MoveStack<Element>: ~Copyable {
 
     /// The address of the element at `index` (below ``count``), valid until the next push or
     /// pop.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func address(at index: Int) -> UnsafeMutablePointer<Element> {
         assert(index >= 0 && index < count)
         return base + index
@@ -97,7 +101,7 @@ package struct MoveStack<Element>: ~Copyable {
     }
 
     /// Moves the top element out; the stack must not be empty.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func removeLast() -> Element {
         assert(count > 0)
         count -= 1
@@ -105,7 +109,7 @@ package struct MoveStack<Element>: ~Copyable {
     }
 
     /// Destroys the top `removing` elements.
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func removeLast(_ removing: Int) {
         assert(removing >= 0 && removing <= count)
         count -= removing

@@ -1,3 +1,5 @@
+@_spi(Coders) import ArchiveFormats
+
 /// What the coders need to know about one model type, computed once per type and coding run
 /// (or once per registry) so that the per-field paths never call the type's static members.
 ///

@@ -1,3 +1,4 @@
+@_spi(Coders) import ArchiveFormats
 import Foundation
 
 /// State shared by every decoder of one ``DirectJSONDecoder`` run: the text, its

@@ -1,3 +1,4 @@
+@_spi(Coders) import ArchiveFormats
 import Foundation
 
 /// Decodes a current JSON archive straight from its bytes, without building an `ArchiveValue`

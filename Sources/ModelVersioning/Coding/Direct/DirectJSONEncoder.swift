@@ -1,3 +1,4 @@
+@_spi(Coders) import ArchiveFormats
 import Foundation
 
 /// Encodes a value straight to JSON bytes, without building an `ArchiveValue` tree first.
@@ -79,11 +80,6 @@ final class DirectJSONEncoder {
     @exclusivity(unchecked) var emitter: JSONWriter.Emitter
     @exclusivity(unchecked) private var levels = MoveStack<Level>(initialCapacity: 16)
     @exclusivity(unchecked) private var frames = MoveStack<Frame>(initialCapacity: 16)
-    /// The addresses of the innermost level and frame (`lastAddress` of each stack), kept on
-    /// every push and pop: the stack's getter lives in another module, where it is not
-    /// specialised, and the run asks for them several times per key.
-    @exclusivity(unchecked) private var topLevelAddress: UnsafeMutablePointer<Level>?
-    @exclusivity(unchecked) private var topFrameAddress: UnsafeMutablePointer<Frame>?
     /// The keys of the open objects that have left their known sequence, innermost last, with
     /// the bytes they were written as and where each one's bytes end.
     @exclusivity(unchecked) private var keys: [String] = []
@@ -135,7 +131,7 @@ final class DirectJSONEncoder {
 
     /// Writes the envelope (`ArchiveEnvelope.tree`'s keys in its order) around `value`.
     private func writeEnvelope<T: Encodable>(_ value: T, document: String?, documentVersion: Int?) throws {
-        pushLevel(Level(serial: takeSerial(), key: nil, model: nil, container: Self.noContainer, isDetached: false))
+        levels.append(Level(serial: takeSerial(), key: nil, model: nil, container: Self.noContainer, isDetached: false))
         let serial = try openFrame(isArray: false, keyType: nil)
         beginChild()
         emitter.writeKey(ArchiveEnvelope.markerKey)
@@ -184,8 +180,8 @@ final class DirectJSONEncoder {
     /// encoders' values above it (its value goes on, so they are done); marks the run failed when
     /// something else is open above it.
     func prepareRequest(from serial: Int) -> Bool {
-        while !failed, levels.count > 0, topLevel.pointee.serial != serial,
-            topLevel.pointee.isDetached
+        while !failed, levels.count > 0, levels.lastAddress.pointee.serial != serial,
+            levels.lastAddress.pointee.isDetached
         {
             do {
                 try finishTopLevel()
@@ -193,7 +189,7 @@ final class DirectJSONEncoder {
                 failed = true
             }
         }
-        if !failed, levels.count > 0, topLevel.pointee.serial == serial { return true }
+        if !failed, levels.count > 0, levels.lastAddress.pointee.serial == serial { return true }
         failed = true
         return false
     }
@@ -201,7 +197,7 @@ final class DirectJSONEncoder {
     /// The keyed container of the innermost level.
     func innermostKeyedContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let serial = openContainer(isArray: false, keyType: ObjectIdentifier(Key.self))
-        let model = levels.count > 0 ? topLevel.pointee.model : nil
+        let model = levels.count > 0 ? levels.lastAddress.pointee.model : nil
         return keyedContainerMakers.maker(keyedBy: Key.self) {
             KeyedEncodingContainerMaker(DirectKeyedEncodingContainer<Key>.self)
         }.container((encoder: self, serial: serial, model: model))
@@ -303,7 +299,7 @@ final class DirectJSONEncoder {
     private func withLevel(key: (any CodingKey)?, model: ModelInfo?, _ write: (Int) throws -> Void) throws {
         guard levels.count - 1 < session.limits.maxDepth else { throw Unsupported() }
         let level = takeSerial()
-        pushLevel(Level(serial: level, key: key, model: model, container: Self.noContainer, isDetached: false))
+        levels.append(Level(serial: level, key: key, model: model, container: Self.noContainer, isDetached: false))
         try write(level)
         if failed { throw Unsupported() }
         try settle(untilLevel: level)
@@ -312,7 +308,7 @@ final class DirectJSONEncoder {
 
     /// Writes what the innermost value left open, and leaves it.
     private func finishTopLevel() throws {
-        switch topLevel.pointee.container {
+        switch levels.lastAddress.pointee.container {
         case Self.noContainer:
             // Nothing written: an empty dictionary, or an object with its metadata only.
             let serial = openContainer(isArray: false, keyType: nil)
@@ -323,13 +319,13 @@ final class DirectJSONEncoder {
         case let serial:
             try closeFrame(serial)
         }
-        popLevel()
+        _ = levels.removeLast()
     }
 
     /// Finishes the super encoders' values above the level `serial`.
     private func settle(untilLevel serial: Int) throws {
-        while levels.count > 0 && topLevel.pointee.serial != serial {
-            guard topLevel.pointee.isDetached else { throw Unsupported() }
+        while levels.count > 0 && levels.lastAddress.pointee.serial != serial {
+            guard levels.lastAddress.pointee.isDetached else { throw Unsupported() }
             try finishTopLevel()
         }
         guard levels.count > 0 else { throw Unsupported() }
@@ -338,37 +334,10 @@ final class DirectJSONEncoder {
     /// Finishes the super encoders' values written into the frame `serial` or above it: the
     /// frame goes on, so they are done. Fails unless the frame is then the innermost one.
     private func settle(untilFrame serial: Int) throws {
-        while levels.count > 0, topLevel.pointee.isDetached, topLevel.pointee.container != serial {
+        while levels.count > 0, levels.lastAddress.pointee.isDetached, levels.lastAddress.pointee.container != serial {
             try finishTopLevel()
         }
-        guard frames.count > 0, topFrame.pointee.serial == serial else { throw Unsupported() }
-    }
-
-    /// The innermost level; `levels` must not be empty.
-    private var topLevel: UnsafeMutablePointer<Level> { topLevelAddress.unsafelyUnwrapped }
-
-    /// The innermost frame; `frames` must not be empty.
-    private var topFrame: UnsafeMutablePointer<Frame> { topFrameAddress.unsafelyUnwrapped }
-
-    private func pushLevel(_ level: Level) {
-        levels.append(level)
-        topLevelAddress = levels.lastAddress
-    }
-
-    private func popLevel() {
-        _ = levels.removeLast()
-        topLevelAddress = levels.count > 0 ? levels.lastAddress : nil
-    }
-
-    private func pushFrame(_ frame: Frame) {
-        frames.append(frame)
-        topFrameAddress = frames.lastAddress
-    }
-
-    private func popFrame() -> Frame {
-        let frame = frames.removeLast()
-        topFrameAddress = frames.count > 0 ? frames.lastAddress : nil
-        return frame
+        guard frames.count > 0, frames.lastAddress.pointee.serial == serial else { throw Unsupported() }
     }
 
     private func takeSerial() -> Int {
@@ -415,11 +384,12 @@ final class DirectJSONEncoder {
     private func openContainer(isArray: Bool, keyType: ObjectIdentifier?) -> Int {
         guard !failed, levels.count > 0 else { return fail() }
         // Read through its address: a copy of the level would copy its key.
-        let level = topLevel
+        let level = levels.lastAddress
         let container = level.pointee.container
         if container >= 0 {
             // Asked again: the same container, as long as nothing nested is still open.
-            guard frames.count > 0, topFrame.pointee.serial == container, topFrame.pointee.isArray == isArray
+            guard frames.count > 0, frames.lastAddress.pointee.serial == container,
+                frames.lastAddress.pointee.isArray == isArray
             else { return fail() }
             return container
         }
@@ -435,9 +405,9 @@ final class DirectJSONEncoder {
             } else {
                 model.compactJSONStamp.withUnsafeBufferPointer { emitter.output.append($0) }
             }
-            topFrame.pointee.count = 2
+            frames.lastAddress.pointee.count = 2
         }
-        topLevel.pointee.container = serial
+        levels.lastAddress.pointee.container = serial
         return serial
     }
 
@@ -457,7 +427,7 @@ final class DirectJSONEncoder {
             known = recentKeys[depth].keys.pointers
         }
         let serial = takeSerial()
-        pushFrame(
+        frames.append(
             Frame(
                 serial: serial, isArray: isArray, count: 0, written: 0, keyType: keyType, known: known,
                 matchesKnown: true, keysStart: 0, bytesStart: 0, seenKeys: nil))
@@ -468,7 +438,7 @@ final class DirectJSONEncoder {
     /// Closes the frame `serial`, innermost once the super encoders above it are finished.
     private func closeFrame(_ serial: Int) throws {
         try settle(untilFrame: serial)
-        let frame = popFrame()
+        let frame = frames.removeLast()
         let depth = frames.count
         if let keyType = frame.keyType, !frame.matchesKnown || frame.written != frame.known.count {
             let sequence: KnownKeys
@@ -498,7 +468,7 @@ final class DirectJSONEncoder {
     /// The separator and indentation before the next child of the innermost frame.
     @inline(__always)
     private func beginChild() {
-        beginChild(of: topFrame)
+        beginChild(of: frames.lastAddress)
     }
 
     @inline(__always)
@@ -513,11 +483,11 @@ final class DirectJSONEncoder {
     @inline(__always)
     private func innermostFrame(_ serial: Int) throws -> UnsafeMutablePointer<Frame> {
         guard !failed, frames.count > 0, levels.count > 0 else { throw Unsupported() }
-        if topFrame.pointee.serial != serial || topLevel.pointee.isDetached {
+        if frames.lastAddress.pointee.serial != serial || levels.lastAddress.pointee.isDetached {
             try settle(untilFrame: serial)
         }
         // Valid until the next push or pop of a frame.
-        return topFrame
+        return frames.lastAddress
     }
 
     /// Starts the entry `key` of the object `serial`: a key it has not written yet.
@@ -579,15 +549,15 @@ final class DirectJSONEncoder {
 
     /// The elements written into the array `serial`.
     func elementCount(_ serial: Int) -> Int {
-        guard frames.count > 0, topFrame.pointee.serial == serial else { return 0 }
-        return topFrame.pointee.count
+        guard frames.count > 0, frames.lastAddress.pointee.serial == serial else { return 0 }
+        return frames.lastAddress.pointee.count
     }
 
     /// Starts the single value of the level `serial`, which must be the innermost one and have
     /// written nothing.
     func beginSingleValue(level serial: Int) throws {
         guard !failed, levels.count > 1 else { throw Unsupported() }
-        let current = topLevel
+        let current = levels.lastAddress
         guard current.pointee.serial == serial, current.pointee.container == Self.noContainer,
             current.pointee.model == nil
         else { throw Unsupported() }
@@ -597,13 +567,13 @@ final class DirectJSONEncoder {
     /// An encoder for the entry just begun in the frame of the innermost level (see
     /// `superEncoder()`): a level of its own, finished when that frame goes on.
     func superEncoder(key: any CodingKey, frame serial: Int) -> any Encoder {
-        guard !failed, frames.count > 0, topFrame.pointee.serial == serial, levels.count > 0,
-            topLevel.pointee.container == serial, topLevel.pointee.model == nil
+        guard !failed, frames.count > 0, frames.lastAddress.pointee.serial == serial, levels.count > 0,
+            levels.lastAddress.pointee.container == serial, levels.lastAddress.pointee.model == nil
         else {
             return unsupportedEncoder()
         }
         let level = takeSerial()
-        pushLevel(Level(serial: level, key: key, model: nil, container: Self.noContainer, isDetached: true))
+        levels.append(Level(serial: level, key: key, model: nil, container: Self.noContainer, isDetached: true))
         return DirectLevelEncoder(encoder: self, level: level)
     }
 

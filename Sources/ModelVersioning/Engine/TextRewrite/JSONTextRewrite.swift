@@ -1,3 +1,4 @@
+@_spi(Coders) import ArchiveFormats
 import Foundation
 
 /// Upgrades a JSON archive by rewriting its text, without building a tree: one walk over the
