@@ -33,7 +33,7 @@ import Foundation
 ///   tree nests deeper than `ArchiveLimits.maxDepth` (tagged values such as `{"$date": …}`
 ///   count as a level, as they do when the text is read back); `ArchiveError.Code.invalidValue`
 ///   also when the text outgrows the memory the system will give.
-package enum JSONWriter {
+@_spi(Coders) public enum JSONWriter: Sendable {
     static func write(_ value: ArchiveValue, options: ArchiveWritingOptions) throws -> Data {
         if options.markup == .plain, options.plainEnvelope != .never,
             options.plainEnvelope == .always || ArchiveMarkup.firstValuePlainJSONCannotHold(in: value) != nil
@@ -69,7 +69,10 @@ extension JSONWriter {
     ///
     /// ``DirectJSONEncoder`` writes through the same emitter, value by value, so both
     /// produce the same bytes: it opens its own containers and sets ``baseLevel`` to their count.
-    package struct Emitter: ~Copyable {
+    ///
+    /// Public as SPI, with its smallest members `@inlinable`, so that the writers in
+    /// ModelVersioning inline them (see ``ByteBuffer``).
+    @_spi(Coders) public struct Emitter: ~Copyable {
         /// An open array, dictionary or object.
         enum Container {
             case array([ArchiveValue])
@@ -86,8 +89,8 @@ extension JSONWriter {
             var count: Int
         }
 
-        package var output: ByteBuffer
-        private(set) var pretty: Bool
+        @usableFromInline package var output: ByteBuffer
+        @usableFromInline package internal(set) var pretty: Bool
         let markup: Bool
         /// How plain mode spells dates and data.
         let conventions: DocumentConventions
@@ -263,7 +266,30 @@ extension JSONWriter {
             }
         }
 
+        /// What ``writeTypeAndVersion(typeName:version:level:)`` writes without pretty-printing
+        /// (`"$type":"Shape","$version":4`), for a writer that stamps many objects of one type
+        /// (``writeTypeAndVersion(_:typeName:version:level:)``).
+        package static func compactTypeAndVersion(typeName: String, version: Int?) -> [UInt8] {
+            var emitter = Emitter(
+                options: ArchiveWritingOptions(prettyPrinted: false), capacity: typeName.utf8.count + 40)
+            emitter.writeTypeAndVersion(typeName: typeName, version: version, level: 0)
+            return Array(emitter.output.takeData())
+        }
+
+        /// Writes what ``writeTypeAndVersion(typeName:version:level:)`` writes; without
+        /// pretty-printing by copying `compact`, which ``compactTypeAndVersion(typeName:version:)``
+        /// made for the same name and version.
+        @inlinable
+        package mutating func writeTypeAndVersion(_ compact: [UInt8], typeName: String, version: Int?, level: Int) {
+            if pretty {
+                writeTypeAndVersion(typeName: typeName, version: version, level: level)
+            } else {
+                compact.withUnsafeBufferPointer { output.append($0) }
+            }
+        }
+
         /// Writes the `$type` and `$version` keys of an object just opened, at `level`.
+        @usableFromInline
         package mutating func writeTypeAndVersion(typeName: String, version: Int?, level: Int) {
             newline(level)
             writeKey(ArchiveMarkup.typeKey)
@@ -345,7 +371,7 @@ extension JSONWriter {
             output.append(UInt8(ascii: "}"))
         }
 
-        @inline(__always)
+        @inlinable @inline(__always)
         package mutating func newline(_ level: Int) {
             guard pretty else { return }
             output.append(UInt8(ascii: "\n"))
@@ -378,7 +404,7 @@ extension JSONWriter {
 
         /// Writes a key ``encodedKey(_:escapingReserved:)`` encoded, as
         /// ``writeKey(_:escapingReserved:)`` writes it: one copy instead of a check of every byte.
-        @inline(__always)
+        @inlinable @inline(__always)
         package mutating func writeEncodedKey(_ encoded: UnsafeBufferPointer<UInt8>) {
             output.append(encoded)
             if pretty { output.append(0x20) }

@@ -19,7 +19,7 @@ package final class ModelInfo: Sendable {
     let awaken: @Sendable (UnsafeMutableRawPointer) throws -> Void
     /// The `$type` and `$version` entries as JSON without pretty-printing writes them
     /// (`"$type":"Shape","$version":4`): the direct JSON encoder copies them into every object of
-    /// this type instead of writing them anew.
+    /// this type instead of writing them anew (`JSONWriter.Emitter.writeTypeAndVersion(_:…)`).
     let compactJSONStamp: [UInt8]
 
     package init(_ type: any VersionedModel.Type) {
@@ -31,9 +31,7 @@ package final class ModelInfo: Sendable {
         self.behaviors = type.encodingBehaviors.filter { $0.value != .unconditional }
         self.allowedTypeNames = type.allowedTypes.mapValues { Set($0.map { $0.archiveTypeName }) }
         self.awaken = Self.awakener(for: type)
-        var emitter = JSONWriter.Emitter(options: ArchiveWritingOptions(prettyPrinted: false), capacity: 64)
-        emitter.writeTypeAndVersion(typeName: typeName, version: version, level: 0)
-        self.compactJSONStamp = Array(emitter.output.takeData())
+        self.compactJSONStamp = JSONWriter.Emitter.compactTypeAndVersion(typeName: typeName, version: version)
     }
 
     private static func awakener<M: VersionedModel>(for type: M.Type)

@@ -73,7 +73,6 @@ final class DirectJSONEncoder {
 
     let session: EncodingSession
     private let markup: Bool
-    private let prettyPrinted: Bool
     private let maxDepth: Int
     // The state below is touched on every value; its accesses never overlap (one run, one
     // thread, no access spans a call into a model), so the exclusivity checks are off.
@@ -101,7 +100,6 @@ final class DirectJSONEncoder {
     private init(session: EncodingSession, options: ArchiveWritingOptions) {
         self.session = session
         markup = options.markup != .plain
-        prettyPrinted = options.prettyPrinted
         maxDepth = options.limits.maxDepth
         emitter = JSONWriter.Emitter(options: options)
     }
@@ -400,11 +398,8 @@ final class DirectJSONEncoder {
         }
         guard let serial = try? openFrame(isArray: isArray, keyType: keyType) else { return fail() }
         if let model {
-            if prettyPrinted {
-                emitter.writeTypeAndVersion(typeName: model.typeName, version: model.version, level: frames.count)
-            } else {
-                model.compactJSONStamp.withUnsafeBufferPointer { emitter.output.append($0) }
-            }
+            emitter.writeTypeAndVersion(
+                model.compactJSONStamp, typeName: model.typeName, version: model.version, level: frames.count)
             frames.lastAddress.pointee.count = 2
         }
         levels.lastAddress.pointee.container = serial
@@ -461,7 +456,7 @@ final class DirectJSONEncoder {
             }
         }
         emitter.baseLevel = depth
-        if prettyPrinted && frame.count > 0 { emitter.newline(depth) }
+        if frame.count > 0 { emitter.newline(depth) }
         emitter.output.append(frame.isArray ? UInt8(ascii: "]") : UInt8(ascii: "}"))
     }
 
@@ -475,8 +470,7 @@ final class DirectJSONEncoder {
     private func beginChild(of frame: UnsafeMutablePointer<Frame>) {
         if frame.pointee.count > 0 { emitter.output.append(UInt8(ascii: ",")) }
         frame.pointee.count &+= 1
-        // Checked here: the emitter's own check is a call into its module.
-        if prettyPrinted { emitter.newline(frames.count) }
+        emitter.newline(frames.count)
     }
 
     /// The frame `serial`, innermost once the super encoders above it are finished.

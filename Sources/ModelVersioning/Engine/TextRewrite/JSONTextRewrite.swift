@@ -228,6 +228,8 @@ package final class JSONTextRewrite: @unchecked Sendable {
 
         let typeName: String
         let version: Int
+        /// Its `$type` and `$version` entries as JSON without pretty-printing writes them.
+        let compactStamp: [UInt8]
         let operations: [Operation]
         /// The keys of the ``Operation/key(start:length:)`` operations, as the writer spells them
         /// (``JSONWriter/Emitter/encodedKey(_:escapingReserved:)``), one after the other.
@@ -274,6 +276,7 @@ package final class JSONTextRewrite: @unchecked Sendable {
             guard finite else { return nil }
             self.typeName = upgrade.typeName
             self.version = upgrade.version
+            self.compactStamp = JSONWriter.Emitter.compactTypeAndVersion(typeName: typeName, version: version)
             self.operations = operations
             self.keys = keys
             self.constants = constants
@@ -484,7 +487,8 @@ package final class JSONTextRewrite: @unchecked Sendable {
                 }
                 changed = true
                 emitter.output.append(UInt8(ascii: "{"))
-                emitter.writeTypeAndVersion(typeName: upgrade.typeName, version: upgrade.version, level: level &+ 1)
+                emitter.writeTypeAndVersion(
+                    upgrade.compactStamp, typeName: upgrade.typeName, version: upgrade.version, level: level &+ 1)
                 try write(upgrade, from: base, level: level)
                 emitter.newline(level)
                 emitter.output.append(UInt8(ascii: "}"))
