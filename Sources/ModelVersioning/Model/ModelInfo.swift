@@ -1,5 +1,3 @@
-@_spi(Coders) import ArchiveFormats
-
 /// What the coders need to know about one model type, computed once per type and coding run
 /// (or once per registry) so that the per-field paths never call the type's static members.
 ///
@@ -17,10 +15,6 @@ package final class ModelInfo: Sendable {
     package let allowedTypeNames: [String: Set<String>]
     /// Calls `awakeFromArchive()` on a value of exactly this type, in place.
     let awaken: @Sendable (UnsafeMutableRawPointer) throws -> Void
-    /// The `$type` and `$version` entries as JSON without pretty-printing writes them
-    /// (`"$type":"Shape","$version":4`): the direct JSON encoder copies them into every object of
-    /// this type instead of writing them anew (`JSONWriter.Emitter.writeTypeAndVersion(_:…)`).
-    let compactJSONStamp: [UInt8]
 
     package init(_ type: any VersionedModel.Type) {
         self.type = type
@@ -31,7 +25,6 @@ package final class ModelInfo: Sendable {
         self.behaviors = type.encodingBehaviors.filter { $0.value != .unconditional }
         self.allowedTypeNames = type.allowedTypes.mapValues { Set($0.map { $0.archiveTypeName }) }
         self.awaken = Self.awakener(for: type)
-        self.compactJSONStamp = JSONWriter.Emitter.compactTypeAndVersion(typeName: typeName, version: version)
     }
 
     private static func awakener<M: VersionedModel>(for type: M.Type)

@@ -93,6 +93,11 @@ final class DirectJSONEncoder {
     @exclusivity(unchecked) private var levelEncoders: [DirectLevelEncoder] = []
     /// The makers of the keyed containers, by key type.
     @exclusivity(unchecked) private var keyedContainerMakers = KeyedContainerMakers()
+    /// The `$type`/`$version` entries of each model type met, as written without pretty-printing
+    /// (`JSONWriter.Emitter.compactTypeAndVersion`), and the type of the last one copied: an
+    /// array of one model copies the same bytes into each object instead of writing them anew.
+    @exclusivity(unchecked) private var stamps: [ObjectIdentifier: [UInt8]] = [:]
+    @exclusivity(unchecked) private var lastStamp: (model: ObjectIdentifier?, bytes: [UInt8]) = (nil, [])
     private var nextSerial = 0
     /// Set when a method that cannot throw met something only the tree encoder can do.
     private var failed = false
@@ -398,12 +403,26 @@ final class DirectJSONEncoder {
         }
         guard let serial = try? openFrame(isArray: isArray, keyType: keyType) else { return fail() }
         if let model {
-            emitter.writeTypeAndVersion(
-                model.compactJSONStamp, typeName: model.typeName, version: model.version, level: frames.count)
+            writeStamp(of: model)
             frames.lastAddress.pointee.count = 2
         }
         levels.lastAddress.pointee.container = serial
         return serial
+    }
+
+    /// Writes `model`'s `$type` and `$version` entries into the object just opened.
+    private func writeStamp(of model: ModelInfo) {
+        // The run's model information stays alive until it ends, so identifiers are not reused.
+        let type = ObjectIdentifier(model)
+        if lastStamp.model != type {
+            let bytes =
+                stamps[type]
+                ?? JSONWriter.Emitter.compactTypeAndVersion(typeName: model.typeName, version: model.version)
+            stamps[type] = bytes
+            lastStamp = (type, bytes)
+        }
+        emitter.writeTypeAndVersion(
+            lastStamp.bytes, typeName: model.typeName, version: model.version, level: frames.count)
     }
 
     private func fail() -> Int {
