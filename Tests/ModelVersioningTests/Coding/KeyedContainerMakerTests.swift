@@ -69,6 +69,32 @@ struct KeyedContainerMakerTests {
         #expect(made >= 80 && made < order.count)
     }
 
+    @Test("any two key types used in turn (a model's and its nested model's) keep their makers")
+    func twoKeyTypesInTurn() {
+        var keyTypes: [any CodingKey.Type] = []
+        withKeyTypes(40, tag: Int.self) { keyTypes.append($0) }
+        var remade: [String] = []
+        for first in keyTypes.indices {
+            for second in keyTypes.indices where second > first {
+                var makers = KeyedContainerMakers()
+                var made = 0
+                func look<Key: CodingKey>(_ type: Key.Type) {
+                    _ = makers.maker(keyedBy: Key.self) {
+                        made += 1
+                        return TestMaker<Key>()
+                    }
+                }
+                for _ in 0..<4 {
+                    look(keyTypes[first])
+                    look(keyTypes[second])
+                }
+                if made != 2 { remade.append("\(first) and \(second): \(made) makers") }
+            }
+        }
+        // A direct-mapped table of 32 slots gives some of these 780 pairs one slot.
+        #expect(remade.isEmpty, "\(remade.prefix(5))")
+    }
+
     /// Nests `value` `levels` more times, then round-trips it through the direct coders and
     /// through the tree coders.
     private func roundTrip<Inner: Codable & Equatable>(_ value: Inner, levels: Int) throws -> Int {

@@ -29,9 +29,13 @@ import Foundation
 /// A table holds makers of one kind only: the one filed under a key type is the one the
 /// `make` closure made for it.
 struct KeyedContainerMakers {
-    /// Direct-mapped by the key type's address; a collision replaces the slot (the type it held
-    /// gets a new maker when it comes again).
-    private var slots: [KeyedContainerMaker?] = Array(repeating: nil, count: 32)
+    /// Two ways per set, the set chosen by a multiplicative hash of the key type's address, so
+    /// that any two key types (a model's and its nested model's) keep their makers side by side.
+    /// A new maker goes first in its set and the one filed earlier there is dropped (that type
+    /// gets a new maker when it comes again). A maker made again costs the look-ups it saves:
+    /// when a model's and its point's key types shared a slot of the direct-mapped table this
+    /// replaced, encoding 10,000 shapes took 145.4M instructions instead of 112.6M.
+    private var slots: [KeyedContainerMaker?] = Array(repeating: nil, count: 64)
 
     /// The maker filed under `Key`, made by `make` (and filed) when there is none.
     @inline(__always)
@@ -39,15 +43,20 @@ struct KeyedContainerMakers {
         keyedBy type: Key.Type, _ make: () -> Maker
     ) -> Maker {
         let keyType = ObjectIdentifier(Key.self)
-        let address = UInt(bitPattern: keyType)
-        let index = Int(truncatingIfNeeded: (address &>> 4 ^ address &>> 9) & 31)
-        if let maker = slots[index], maker.keyType == keyType {
+        let address = UInt64(UInt(bitPattern: keyType))
+        let set = Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) &>> 59) &<< 1
+        if let maker = slots[set], maker.keyType == keyType {
             assert(maker is Maker, "a table of makers of two kinds")
             // Not a checked cast: that would look up the metadata makers save.
             return unsafeDowncast(maker, to: Maker.self)
         }
+        if let maker = slots[set | 1], maker.keyType == keyType {
+            assert(maker is Maker, "a table of makers of two kinds")
+            return unsafeDowncast(maker, to: Maker.self)
+        }
         let maker = make()
-        slots[index] = maker
+        slots[set | 1] = slots[set]
+        slots[set] = maker
         return maker
     }
 }
