@@ -344,6 +344,14 @@ private struct StreamPathWriter: Codable {
     init(from decoder: any Decoder) throws {}
 }
 
+/// Coding paths through keys, array positions and nested arrays.
+private struct StreamPaths: Codable {
+    var one = StreamPathWriter()
+    var list = [StreamPathWriter(), StreamPathWriter()]
+    var nested = [[StreamPathWriter()], [StreamPathWriter(), StreamPathWriter()]]
+    var optional: StreamPathWriter? = StreamPathWriter()
+}
+
 /// Dictionaries with `String` keys in a model, nested, empty, with keys that need escaping.
 private struct StreamAtlas: VersionedModel {
     var places: [String: StreamPoint]
@@ -513,6 +521,8 @@ struct DirectEncoderTests {
             optional: ["none": nil, "some": "value"])
         #expect(compare(atlas) == runs)
         #expect(compare([atlas, atlas]) == runs)
+        #expect(compare(StreamPaths()) == runs, "coding paths through keys and array positions")
+        #expect(compare([StreamPaths()]) == runs)
     }
 
     @Test("values that need the whole tree are written by the tree encoder, with the same bytes")

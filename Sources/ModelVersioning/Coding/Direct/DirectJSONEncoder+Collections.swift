@@ -2,11 +2,11 @@ import Foundation
 
 /// Dictionaries that ``DirectJSONEncoder`` writes in key order (see `encodeSorted(_:key:)`).
 protocol StringKeyedDictionary {
-    func encodeSorted(to encoder: DirectJSONEncoder, key: (any CodingKey)?) throws
+    func encodeSorted(to encoder: DirectJSONEncoder, key: DirectJSONEncoder.PathKey) throws
 }
 
 extension Dictionary: StringKeyedDictionary where Key == String, Value: Encodable {
-    func encodeSorted(to encoder: DirectJSONEncoder, key: (any CodingKey)?) throws {
+    func encodeSorted(to encoder: DirectJSONEncoder, key: DirectJSONEncoder.PathKey) throws {
         try encoder.encodeSorted(self, key: key)
     }
 }

@@ -104,7 +104,7 @@ struct DirectKeyedEncodingContainer<Key: CodingKey>: MadeKeyedEncodingContainer 
         // Values the tree leaves out when they encode to null (`OmittedWhenNull`) never get
         // here: they encode through the tree (`EncodesThroughTree`).
         try encoder.beginKey(name, in: serial)
-        try encoder.box(value, key: key)
+        try encoder.box(value, key: .key(key))
     }
 
     mutating func encodeConditional<T: AnyObject & Encodable>(_ object: T, forKey key: Key) throws {
@@ -139,7 +139,7 @@ struct DirectKeyedEncodingContainer<Key: CodingKey>: MadeKeyedEncodingContainer 
         guard model == nil, (try? encoder.beginKey(key.stringValue, in: serial)) != nil else {
             return encoder.unsupportedEncoder()
         }
-        return encoder.superEncoder(key: key, frame: serial)
+        return encoder.superEncoder(key: .key(key), frame: serial)
     }
 }
 
@@ -230,7 +230,7 @@ struct DirectUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         let index = try encoder.beginElement(serial)
-        try encoder.box(value, key: ArchiveCodingKey(index: index))
+        try encoder.box(value, key: .index(index))
     }
 
     mutating func encodeConditional<T: AnyObject & Encodable>(_ object: T) throws {
@@ -255,7 +255,7 @@ struct DirectUnkeyedEncodingContainer: UnkeyedEncodingContainer {
         guard let index = try? encoder.beginElement(serial) else {
             return encoder.unsupportedEncoder()
         }
-        return encoder.superEncoder(key: ArchiveCodingKey(index: index), frame: serial)
+        return encoder.superEncoder(key: .index(index), frame: serial)
     }
 }
 
@@ -345,7 +345,7 @@ struct DirectSingleValueEncodingContainer: SingleValueEncodingContainer {
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         try encoder.beginSingleValue(level: level)
-        try encoder.box(value, key: nil)
+        try encoder.box(value, key: .noKey)
     }
 }
 
