@@ -856,6 +856,40 @@ struct JSONFormatTests {
         }
     }
 
+    @Test("integers of every digit count are written as Swift's description spells them")
+    func integersSpelledAsDescription() throws {
+        var signed: [Int64] = [0, 1, -1, 9, -9, .max, .min, .max - 1, .min + 1]
+        var unsigned: [UInt64] = [UInt64(Int64.max) + 1, .max, .max - 1]
+        var power: Int64 = 1
+        for _ in 0..<18 {
+            power *= 10
+            signed += [power - 1, power, power + 1, -(power - 1), -power, -(power + 1)]
+        }
+        unsigned += [9_999_999_999_999_999_999, 10_000_000_000_000_000_000, 10_000_000_000_000_000_001]
+        var random = SplitMix64(seed: 11)
+        for _ in 0..<10_000 {
+            let bits = random.next()
+            // Every magnitude: shift off 0 to 63 bits.
+            let shifted = bits >> (random.next() % 64)
+            signed.append(Int64(bitPattern: shifted))
+            if shifted > UInt64(Int64.max) { unsigned.append(shifted) }
+        }
+        for number in signed {
+            let text = try write(.int(number))
+            guard text == number.description else {
+                Issue.record("wrote \(text) for \(number)")
+                return
+            }
+        }
+        for number in unsigned {
+            let text = try write(.uint(number))
+            guard text == number.description else {
+                Issue.record("wrote \(text) for \(number)")
+                return
+            }
+        }
+    }
+
     @Test("archive markup spells objects, references, dates, data, non-finite doubles and `$` keys")
     func writesArchiveMarkup() throws {
         let circle = ArchiveObject(

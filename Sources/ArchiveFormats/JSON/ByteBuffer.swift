@@ -119,6 +119,30 @@ import Foundation
         count &+= repeated
     }
 
+    /// Appends the last `digits` (at most 20) decimal digits of `number`, with leading zeros,
+    /// written in place two at a time.
+    package mutating func appendDigits(_ number: UInt64, count digits: Int) {
+        guard digits > 0, reserve(digits) else { return }
+        let pairs: StaticString = """
+            00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+            40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+            8081828384858687888990919293949596979899
+            """
+        var remaining = number
+        var index = count &+ digits
+        while index &- count >= 2 {
+            let (rest, pair) = remaining.quotientAndRemainder(dividingBy: 100)
+            index &-= 2
+            base[index] = pairs.utf8Start[Int(pair) &* 2]
+            base[index &+ 1] = pairs.utf8Start[Int(pair) &* 2 &+ 1]
+            remaining = rest
+        }
+        if index > count {
+            base[count] = UInt8(truncatingIfNeeded: remaining % 10) &+ UInt8(ascii: "0")
+        }
+        count &+= digits
+    }
+
     /// The bytes it can hold without growing.
     package var reservedCapacity: Int { capacity }
 

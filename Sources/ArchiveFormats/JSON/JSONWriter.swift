@@ -381,8 +381,13 @@ extension JSONWriter {
         /// Writes `"key":`; with `escapingReserved`, a key starting with `$` gets one more `$`.
         @inline(__always)
         package mutating func writeKey(_ key: String, escapingReserved: Bool = false) {
-            var key = key
-            key.withUTF8 { writeKey(utf8: $0, escapingReserved: escapingReserved) }
+            // Read in place: `withUTF8` on a copy costs a retain and a release per string.
+            if key.utf8.withContiguousStorageIfAvailable({ writeKey(utf8: $0, escapingReserved: escapingReserved) })
+                == nil
+            {
+                var key = key
+                key.withUTF8 { writeKey(utf8: $0, escapingReserved: escapingReserved) }
+            }
         }
 
         /// ``writeKey(_:escapingReserved:)`` for the key whose UTF-8 is `utf8` (valid UTF-8).
@@ -442,11 +447,6 @@ extension JSONWriter {
             closeTagged()
         }
 
-        /// Powers of ten, exact as doubles.
-        private static let powersOfTen: [Double] = (0...22).map { exponent in
-            (0..<exponent).reduce(1.0) { power, _ in power * 10 }
-        }
-
         /// Writes `number` when its shortest spelling has at most 15 significant digits and no
         /// exponent (most doubles in archives: 1.5, 0.25, 1234.125), exactly as `description`
         /// would, without building a string; returns `false` for every other double.
@@ -461,10 +461,10 @@ extension JSONWriter {
             let magnitude = number.magnitude
             // `description` switches to exponents below 1e-4 and from 2^53 up.
             guard magnitude >= 1e-4, magnitude < 1e15 else { return false }
-            let powers = Self.powersOfTen
+            // 10^digits, exact as a double up to 10^22 (a table is a global: a `swift_once` per read).
+            var power = 1.0
             var digits = 0
             while digits <= 19 {
-                let power = powers[digits]
                 let product = magnitude * power
                 guard product < 1e15 else { return false }
                 // The nearest integer: below 2^52, adding 0.5 is exact, and the conversion truncates.
@@ -474,38 +474,24 @@ extension JSONWriter {
                     return true
                 }
                 digits &+= 1
+                power *= 10
             }
             return false
         }
 
-        /// Writes `value / 10^fractionDigits` in plain decimal notation with at least one digit
-        /// on each side of the point.
+        /// Writes `value / 10^fractionDigits` with exactly `fractionDigits` fraction digits (one
+        /// `0` when there are none), negated when `negative`.
         private mutating func writeDecimal(_ value: UInt64, fractionDigits: Int, negative: Bool) {
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buffer in
-                var index = 48
-                var remaining = value
-                var written = 0
-                if fractionDigits == 0 {
-                    index &-= 1
-                    buffer[index] = UInt8(ascii: "0")
-                    index &-= 1
-                    buffer[index] = UInt8(ascii: ".")
-                }
-                repeat {
-                    index &-= 1
-                    buffer[index] = UInt8(truncatingIfNeeded: remaining % 10) &+ UInt8(ascii: "0")
-                    remaining /= 10
-                    written &+= 1
-                    if written == fractionDigits {
-                        index &-= 1
-                        buffer[index] = UInt8(ascii: ".")
-                    }
-                } while remaining > 0 || written <= fractionDigits
-                if negative {
-                    index &-= 1
-                    buffer[index] = UInt8(ascii: "-")
-                }
-                output.append(UnsafeBufferPointer(rebasing: buffer[index..<48]))
+            if negative { output.append(UInt8(ascii: "-")) }
+            var divisor: UInt64 = 1
+            for _ in 0..<fractionDigits { divisor &*= 10 }
+            let (whole, fraction) = value.quotientAndRemainder(dividingBy: divisor)
+            writeInteger(whole)
+            output.append(UInt8(ascii: "."))
+            if fractionDigits == 0 {
+                output.append(UInt8(ascii: "0"))
+            } else {
+                output.appendDigits(fraction, count: fractionDigits)
             }
         }
 
@@ -567,21 +553,21 @@ extension JSONWriter {
                 output.append(UInt8(truncatingIfNeeded: number) &+ UInt8(ascii: "0"))
                 return
             }
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
-                var remaining = number
-                var index = 20
-                while remaining > 0 {
-                    index &-= 1
-                    buffer[index] = UInt8(truncatingIfNeeded: remaining % 10) &+ UInt8(ascii: "0")
-                    remaining /= 10
-                }
-                output.append(UnsafeBufferPointer(rebasing: buffer[index..<20]))
+            var count = 2
+            var limit: UInt64 = 100
+            while count < 20, number >= limit {
+                count &+= 1
+                limit &*= 10
             }
+            output.appendDigits(number, count: count)
         }
 
         package mutating func writeString(_ text: String) {
-            var text = text
-            text.withUTF8 { appendQuoted($0) }
+            // Read in place: `withUTF8` on a copy costs a retain and a release per string.
+            if text.utf8.withContiguousStorageIfAvailable({ appendQuoted($0) }) == nil {
+                var text = text
+                text.withUTF8 { appendQuoted($0) }
+            }
         }
 
         /// ``writeString(_:)`` for the string whose UTF-8 is `utf8` (valid UTF-8).

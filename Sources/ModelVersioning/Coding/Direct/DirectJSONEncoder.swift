@@ -91,6 +91,10 @@ final class DirectJSONEncoder {
     static let singleValue = -2
 
     let session: EncodingSession
+    /// `KnownTypes`, read once per run: a global's every read costs a `swift_once` call.
+    private let stringArrayType = KnownTypes.stringArray
+    private let doubleArrayType = KnownTypes.doubleArray
+    private let intArrayType = KnownTypes.intArray
     private let markup: Bool
     private let maxDepth: Int
     // The state below is touched on every value; its accesses never overlap (one run, one
@@ -242,13 +246,13 @@ final class DirectJSONEncoder {
         if type == Bool.self { return writeBool(unsafeBitCast(value, to: Bool.self)) }
         if type == Date.self { return try emitter.writeDate(unsafeBitCast(value, to: Date.self)) }
         let requested = ObjectIdentifier(type)
-        if requested == KnownTypes.stringArray {
+        if requested == stringArrayType {
             return try writeArray(unsafeBitCast(value, to: [String].self)) { $0.emitter.writeString($1) }
         }
-        if requested == KnownTypes.doubleArray {
+        if requested == doubleArrayType {
             return try writeArray(unsafeBitCast(value, to: [Double].self)) { try $0.emitter.writeDouble($1) }
         }
-        if requested == KnownTypes.intArray {
+        if requested == intArrayType {
             return try writeArray(unsafeBitCast(value, to: [Int].self)) { $0.emitter.writeInteger(Int64($1)) }
         }
         switch session.infos.encodingTraits(for: Swift.type(of: value)) {
