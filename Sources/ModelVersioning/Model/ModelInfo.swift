@@ -81,11 +81,12 @@ struct ModelInfoCache {
     @inline(__always)
     mutating func encodingTraits(for type: Any.Type) -> EncodingTraits {
         let key = ObjectIdentifier(type)
+        // The last two types asked about, answered in place: a model and the model it nests
+        // take turns (moving the one found to the front copied a model's information thrice).
         if key == lastTraitsType { return lastTraits }
+        if key == previousTraitsType { return previousTraits }
         let found: EncodingTraits
-        if key == previousTraitsType {
-            found = previousTraits
-        } else if let cached = traits[key] {
+        if let cached = traits[key] {
             found = cached
         } else {
             if type is any ArchivePrimitive.Type {
