@@ -38,7 +38,7 @@ struct KeyedContainerMakerTests {
         withKeyTypes(count - 1, tag: [Tag].self, body)
     }
 
-    @Test("each key type gets its own maker, also past the table's 32 slots and after collisions")
+    @Test("each key type gets its own maker, also past the table's 64 slots and after collisions")
     func makersByKeyType() {
         var keyTypes: [any CodingKey.Type] = []
         withKeyTypes(80, tag: Int.self) { keyTypes.append($0) }
@@ -54,7 +54,7 @@ struct KeyedContainerMakerTests {
         }
         // Round robin over growing prefixes, then a random order: every answer is the key type's.
         var order: [Int] = []
-        for prefix in [1, 2, 5, 32, 33, 80] { order += Array(0..<prefix) + Array((0..<prefix).reversed()) }
+        for prefix in [1, 2, 5, 32, 33, 64, 65, 80] { order += Array(0..<prefix) + Array((0..<prefix).reversed()) }
         var generator = SplitMix64(seed: 0x5EED_0101)
         order += (0..<2_000).map { _ in Int.random(in: 0..<80, using: &generator) }
         var wrong = 0

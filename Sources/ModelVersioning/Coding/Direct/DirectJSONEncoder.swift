@@ -35,7 +35,7 @@ final class DirectJSONEncoder {
     /// A level's key in the coding path, as it came: an array position stays an index until
     /// the path is asked for. (An optional existential key costs a copy and a destroy through
     /// the standard library's generic `Optional` witnesses, and an array position's key a heap
-    /// box of its own: 5.2M of 112.6M instructions encoding 10,000 shapes.)
+    /// box of its own: keeping them so took 6.1M of 112.6M instructions encoding 10,000 shapes.)
     enum PathKey {
         /// The envelope's level, and a single value container's value: no key of its own.
         case noKey
