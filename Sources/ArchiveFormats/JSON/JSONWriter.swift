@@ -381,13 +381,9 @@ extension JSONWriter {
         /// Writes `"key":`; with `escapingReserved`, a key starting with `$` gets one more `$`.
         @inline(__always)
         package mutating func writeKey(_ key: String, escapingReserved: Bool = false) {
-            // Read in place: `withUTF8` on a copy costs a retain and a release per string.
-            if key.utf8.withContiguousStorageIfAvailable({ writeKey(utf8: $0, escapingReserved: escapingReserved) })
-                == nil
-            {
-                var key = key
-                key.withUTF8 { writeKey(utf8: $0, escapingReserved: escapingReserved) }
-            }
+            appendQuoted(key, escapingReserved: escapingReserved)
+            output.append(UInt8(ascii: ":"))
+            if pretty { output.append(0x20) }
         }
 
         /// ``writeKey(_:escapingReserved:)`` for the key whose UTF-8 is `utf8` (valid UTF-8).
@@ -563,11 +559,7 @@ extension JSONWriter {
         }
 
         package mutating func writeString(_ text: String) {
-            // Read in place: `withUTF8` on a copy costs a retain and a release per string.
-            if text.utf8.withContiguousStorageIfAvailable({ appendQuoted($0) }) == nil {
-                var text = text
-                text.withUTF8 { appendQuoted($0) }
-            }
+            appendQuoted(text)
         }
 
         /// ``writeString(_:)`` for the string whose UTF-8 is `utf8` (valid UTF-8).
@@ -616,6 +608,19 @@ extension JSONWriter {
         }
 
         /// Appends `bytes` (valid UTF-8) as a quoted, escaped JSON string.
+        /// ``appendQuoted(_:escapingReserved:)`` for the UTF-8 of `text`, read in place
+        /// (`withUTF8` on a copy costs a retain and a release per string; only a string without
+        /// contiguous UTF-8, a bridged one, is copied).
+        @inline(__always)
+        private mutating func appendQuoted(_ text: String, escapingReserved: Bool = false) {
+            if text.utf8.withContiguousStorageIfAvailable({ appendQuoted($0, escapingReserved: escapingReserved) })
+                == nil
+            {
+                var text = text
+                text.withUTF8 { appendQuoted($0, escapingReserved: escapingReserved) }
+            }
+        }
+
         private mutating func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, escapingReserved: Bool = false) {
             output.append(UInt8(ascii: "\""))
             if escapingReserved && bytes.first == UInt8(ascii: "$") {
