@@ -182,6 +182,8 @@ public struct ArchiveEncoder: Sendable {
     public func encodeValue<T: Encodable>(_ value: T) throws -> ArchiveValue {
         let session = EncodingSession(registry: registry, limits: writingOptions.limits, userInfo: userInfo)
         let root = TreeEncoder(session: session, parent: nil, key: nil, depth: 0, model: nil)
+        // The makers' spare containers refer back to the run.
+        defer { session.keyedContainerMakers.removeAll() }
         var tree: ArchiveValue
         do {
             tree = try root.box(value, key: nil)

@@ -116,3 +116,100 @@ struct KeyedContainerMakerTests {
         #expect(size > 40 * 30)
     }
 }
+
+// MARK: - Spare boxes
+
+/// What the models below saw: the box of each keyed container they were given.
+private final class BoxLog: @unchecked Sendable {
+    var boxes: [ObjectIdentifier] = []
+    /// Containers a model keeps past its `encode(to:)`.
+    var kept: [KeyedEncodingContainer<Boxed.CodingKeys>] = []
+}
+
+/// Records its container's box, keeps the container when `keeps` is set, and writes through the
+/// last container kept when `writesLate` is.
+private struct Boxed: Encodable {
+    var name: String
+    var keeps = false
+    var writesLate = false
+    let log: BoxLog
+
+    enum CodingKeys: String, CodingKey {
+        case name
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        log.boxes.append(ObjectIdentifier(unsafeBitCast(container, to: AnyObject.self)))
+        try container.encode(name, forKey: .name)
+        if writesLate, var late = log.kept.last { try late.encode("late", forKey: .name) }
+        if keeps { log.kept.append(container) }
+    }
+}
+
+/// A value that leaves a trace of the run: every run reads the encoder's `userInfo`.
+private final class RunToken: Sendable {}
+
+extension KeyedContainerMakerTests {
+    /// The boxes `values`' containers came in, encoded by the direct encoder and by the tree
+    /// encoder, with the bytes each wrote.
+    private func boxes(_ values: [Boxed], log: BoxLog) throws -> (direct: [ObjectIdentifier], tree: [ObjectIdentifier])
+    {
+        let encoder = ArchiveEncoder(writingOptions: ArchiveWritingOptions(prettyPrinted: false))
+        log.boxes = []
+        let data = try #require(DirectJSONEncoder.encode(values, with: encoder))
+        let direct = log.boxes
+        log.boxes = []
+        let tree = try encoder.encodeTree(values)
+        #expect(data == (try encoder.format.write(tree, options: encoder.writingOptions)))
+        return (direct, log.boxes)
+    }
+
+    @Test("a model's container goes into the box of the one before once nothing holds it, never while something does")
+    func spareBoxes() throws {
+        let log = BoxLog()
+        let free = try boxes((0..<4).map { Boxed(name: "free \($0)", log: log) }, log: log)
+        #expect(free.direct.count == 4 && Set(free.direct).count == 1, "one box for four containers in turn")
+        #expect(free.tree.count == 4 && Set(free.tree).count == 1)
+
+        // Each keeps its container: each container needs a box of its own, and the ones kept
+        // still write where they wrote (the bytes are compared with the tree's above).
+        let kept = try boxes((0..<4).map { Boxed(name: "kept \($0)", keeps: true, log: log) }, log: log)
+        #expect(Set(kept.direct).count == 4)
+        #expect(Set(kept.tree).count == 4)
+        #expect(log.kept.count == 8)
+        log.kept = []
+
+        // A container written after its value's `encode(to:)` ends the direct run, and the tree
+        // encoder ignores the write: it cannot land in the container that took its place.
+        let late = [
+            Boxed(name: "keeps", keeps: true, log: log), Boxed(name: "writes late", writesLate: true, log: log),
+        ]
+        let encoder = ArchiveEncoder()
+        #expect(DirectJSONEncoder.encode(late, with: encoder) == nil)
+        log.kept = []
+        let written = String(decoding: try encoder.encode(late), as: UTF8.self)
+        #expect(!written.contains(#""late""#))
+        #expect(written.contains("writes late"))
+        log.kept = []
+    }
+
+    @Test("a run lets go of everything it held when it ends, spare containers included")
+    func runsEnd() throws {
+        let key = try #require(CodingUserInfoKey(rawValue: "token"))
+        weak var weakToken: RunToken?
+        do {
+            let token = RunToken()
+            weakToken = token
+            var encoder = ArchiveEncoder()
+            encoder.userInfo[key] = token
+            let log = BoxLog()
+            let values = (0..<3).map { Boxed(name: "\($0)", log: log) }
+            _ = try #require(DirectJSONEncoder.encode(values, with: encoder))
+            _ = try encoder.encodeTree(values)
+            _ = try encoder.encode(values)
+            #expect(weakToken != nil)
+        }
+        #expect(weakToken == nil, "a run still holds the encoder's userInfo")
+    }
+}

@@ -7,11 +7,19 @@ import Foundation
 struct DirectKeyedEncodingContainer<Key: CodingKey>: MadeKeyedEncodingContainer {
     let encoder: DirectJSONEncoder
     /// The frame it writes into (see ``DirectJSONEncoder``).
-    let serial: Int
-    let model: ModelInfo?
+    private(set) var serial: Int
+    private(set) var model: ModelInfo?
 
     init(parts: consuming (encoder: DirectJSONEncoder, serial: Int, model: ModelInfo?)) {
         (encoder, serial, model) = parts
+    }
+
+    /// Points the container, kept in its maker's spare box (see ``SpareBox``), at the frame
+    /// `serial` of the same encoder.
+    @inline(__always)
+    mutating func reuse(serial: Int, model: ModelInfo?) {
+        self.serial = serial
+        if self.model !== model { self.model = model }
     }
 
     var codingPath: [any CodingKey] { encoder.codingPath }

@@ -139,8 +139,11 @@ final class DirectJSONEncoder {
         let session = EncodingSession(
             registry: archiveEncoder.registry, limits: options.limits, userInfo: archiveEncoder.userInfo)
         let encoder = DirectJSONEncoder(session: session, options: options)
-        // The level encoders refer back to the run.
-        defer { encoder.levelEncoders = [] }
+        // The level encoders and the makers' spare containers refer back to the run.
+        defer {
+            encoder.levelEncoders = []
+            encoder.keyedContainerMakers.removeAll()
+        }
         do {
             try encoder.writeEnvelope(
                 value, document: archiveEncoder.document, documentVersion: try archiveEncoder.stampedDocumentVersion)
@@ -225,9 +228,17 @@ final class DirectJSONEncoder {
     func innermostKeyedContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let serial = openContainer(isArray: false, keyType: ObjectIdentifier(Key.self))
         let model = levels.count > 0 ? levels.lastAddress.pointee.model : nil
-        return keyedContainerMakers.maker(keyedBy: Key.self) {
+        let maker = keyedContainerMakers.maker(keyedBy: Key.self) {
             KeyedEncodingContainerMaker(DirectKeyedEncodingContainer<Key>.self)
-        }.container((encoder: self, serial: serial, model: model))
+        }
+        if let box = maker.reusableBox() {
+            // Its encoder is this one: the makers are this run's. (The serial and the model
+            // changed in place: two reference counts fewer than a new container, 1.4M of 87.0M
+            // instructions encoding 10,000 shapes.)
+            SpareBox.update(box, as: DirectKeyedEncodingContainer<Key>.self) { $0.reuse(serial: serial, model: model) }
+            return maker.erased(box)
+        }
+        return maker.makeAndKeep((encoder: self, serial: serial, model: model))
     }
 
     /// The unkeyed container of the innermost level.

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The makers of one coder's keyed containers, one per key type: a keyed container made
-/// through one costs a single look-up in the Swift runtime instead of three.
+/// through one costs a single look-up in the Swift runtime instead of three, and an encoding
+/// container none once its maker has a free box to put it in (``SpareBox``).
 ///
 /// `KeyedDecodingContainer(MyContainer<Key>(…))` in code generic over `Key` (a coder's
 /// `container(keyedBy:)`) asks the runtime on every call for the metadata of `MyContainer<Key>`,
@@ -59,6 +60,12 @@ struct KeyedContainerMakers {
         slots[set] = maker
         return maker
     }
+
+    /// Lets go of every maker. A run calls it when it ends: an encoding maker's spare box holds
+    /// its last container, whose parts refer back to the run (see ``SpareBox``).
+    mutating func removeAll() {
+        for index in slots.indices { slots[index] = nil }
+    }
 }
 
 /// A maker of keyed containers, as ``KeyedContainerMakers`` files it.
@@ -111,24 +118,64 @@ protocol MadeKeyedEncodingContainer<Key, Parts>: KeyedEncodingContainerProtocol 
     init(parts: consuming Parts)
 }
 
-/// Makes the keyed encoding containers of one key type (see ``KeyedContainerMakers``).
+/// Makes the keyed encoding containers of one key type (see ``KeyedContainerMakers``), and
+/// puts each new container into the box of the one before when nothing else holds it any more
+/// (see ``SpareBox``).
 final class KeyedEncodingContainerMaker<Key: CodingKey, Parts>: KeyedContainerMaker {
     private let containerType: any MadeKeyedEncodingContainer<Key, Parts>.Type
+    private let erasure: any KeyedContainerErasure<KeyedEncodingContainer<Key>>.Type
+    @exclusivity(unchecked) private var spare = SpareBox()
 
     init(_ containerType: any MadeKeyedEncodingContainer<Key, Parts>.Type) {
         self.containerType = containerType
+        erasure = KeyedEncodingContainerErasure<Key>.self
         super.init(keyType: ObjectIdentifier(Key.self))
     }
 
-    @inline(__always)
+    /// A container made from `parts`: in the spare box when it is free, else in a new one.
     func container(_ parts: consuming Parts) -> KeyedEncodingContainer<Key> {
-        Self.make(containerType, consume parts)
+        if let box = spare.reusableBox() {
+            Self.refill(box, containerType, consume parts)
+            return erasure.erased(box)
+        }
+        return makeAndKeep(consume parts)
     }
 
-    /// Generic over the container type, which the existential passes in with its conformance.
+    /// The spare box when it is free, for a caller that changes the container in it in place
+    /// (``SpareBox/update(_:as:_:)``, fewer reference counts than a whole new container) and
+    /// hands it out with ``erased(_:)``.
+    @inline(__always)
+    func reusableBox() -> AnyObject? {
+        spare.reusableBox()
+    }
+
+    /// The container whose box is `box`.
+    @inline(__always)
+    func erased(_ box: AnyObject) -> KeyedEncodingContainer<Key> {
+        erasure.erased(box)
+    }
+
+    /// A container in a new box, which becomes the spare. Kept apart from the reuse: the
+    /// metadata it needs would otherwise be looked up on every call, box reused or not.
+    @inline(never)
+    func makeAndKeep(_ parts: consuming Parts) -> KeyedEncodingContainer<Key> {
+        let made = Self.make(containerType, consume parts, checking: spare.needsCheck)
+        spare.keep(erasure.box(of: made.container), sample: made.sample)
+        return made.container
+    }
+
+    /// Generic over the container type, which the existential passes in with its conformance;
+    /// with a second container made apart when the box's layout is to be checked.
     private static func make<Container: MadeKeyedEncodingContainer<Key, Parts>>(
-        _ type: Container.Type, _ parts: consuming Parts
-    ) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(Container(parts: consume parts))
+        _ type: Container.Type, _ parts: consuming Parts, checking: Bool
+    ) -> (container: KeyedEncodingContainer<Key>, sample: Any?) {
+        guard checking else { return (KeyedEncodingContainer(Container(parts: consume parts)), nil) }
+        return (KeyedEncodingContainer(Container(parts: copy parts)), Container(parts: consume parts))
+    }
+
+    private static func refill<Container: MadeKeyedEncodingContainer<Key, Parts>>(
+        _ box: AnyObject, _ type: Container.Type, _ parts: consuming Parts
+    ) {
+        SpareBox.refill(box, with: Container(parts: consume parts))
     }
 }
