@@ -164,6 +164,8 @@ public struct ArchiveDecoder: Sendable {
             } : nil
         let session = TreeDecodingSession(registry: registry, options: options, root: root, conventions: conventions)
         let decoder = TreeDecoder(session: session, value: root)
+        // The makers' spare containers refer back to the run.
+        defer { session.keyedContainerMakers.removeAll() }
         do {
             return try decoder.unbox(root, as: T.self)
         } catch let error as ArchiveError {

@@ -122,8 +122,9 @@ struct KeyedContainerMakerTests {
 /// What the models below saw: the box of each keyed container they were given.
 private final class BoxLog: @unchecked Sendable {
     var boxes: [ObjectIdentifier] = []
-    /// Containers a model keeps past its `encode(to:)`.
+    /// Containers a model keeps past its `encode(to:)` or `init(from:)`.
     var kept: [KeyedEncodingContainer<Boxed.CodingKeys>] = []
+    var keptForReading: [KeyedDecodingContainer<ReadBoxed.CodingKeys>] = []
 }
 
 /// Records its container's box, keeps the container when `keeps` is set, and writes through the
@@ -145,6 +146,33 @@ private struct Boxed: Encodable {
         if writesLate, var late = log.kept.last { try late.encode("late", forKey: .name) }
         if keeps { log.kept.append(container) }
     }
+}
+
+/// Reads its name, records its container's box in the log its decoder's `userInfo` holds under
+/// `BoxLog.key`, and keeps the container when it is named "keeps"; "reads late" reads the
+/// name again through the last container kept.
+private struct ReadBoxed: Decodable {
+    var name: String
+    var late: String?
+
+    enum CodingKeys: String, CodingKey {
+        case name
+    }
+
+    init(from decoder: any Decoder) throws {
+        let log = try #require(decoder.userInfo[BoxLog.key] as? BoxLog)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        log.boxes.append(ObjectIdentifier(unsafeBitCast(container, to: AnyObject.self)))
+        name = try container.decode(String.self, forKey: .name)
+        if name == "reads late", let kept = log.keptForReading.last {
+            late = try kept.decode(String.self, forKey: .name)
+        }
+        if name.hasPrefix("keeps") { log.keptForReading.append(container) }
+    }
+}
+
+extension BoxLog {
+    static let key = CodingUserInfoKey(rawValue: "boxLog")!
 }
 
 /// A value that leaves a trace of the run: every run reads the encoder's `userInfo`.
@@ -211,5 +239,64 @@ extension KeyedContainerMakerTests {
             #expect(weakToken != nil)
         }
         #expect(weakToken == nil, "a run still holds the encoder's userInfo")
+    }
+
+    /// The boxes the containers of `names` came in, decoded by the direct decoder and by the
+    /// tree decoder, with the names each read.
+    private func readBoxes(_ names: [String]) throws -> (
+        direct: [ObjectIdentifier], tree: [ObjectIdentifier], values: [ReadBoxed]
+    ) {
+        let log = BoxLog()
+        var options = DecodingOptions()
+        options.userInfo[BoxLog.key] = log
+        let decoder = ArchiveDecoder(options: options)
+        let data = try ArchiveEncoder().encode(names.map { ["name": $0] })
+        let direct = try #require(DirectJSONDecoder.decode([ReadBoxed].self, from: data, with: decoder))
+        let directBoxes = log.boxes
+        log.boxes = []
+        log.keptForReading = []
+        let tree = try decoder.decode([ReadBoxed].self, fromTree: try ArchiveFormat.read(data).0)
+        #expect(tree.map(\.name) == direct.map(\.name))
+        #expect(tree.map(\.late) == direct.map(\.late))
+        return (directBoxes, log.boxes, direct)
+    }
+
+    @Test(
+        "a model's decoding container goes into the box of the one before once nothing holds it, never while something does"
+    )
+    func spareDecodingBoxes() throws {
+        let free = try readBoxes((0..<4).map { "free \($0)" })
+        #expect(free.direct.count == 4 && Set(free.direct).count == 1, "one box for four containers in turn")
+        #expect(free.tree.count == 4 && Set(free.tree).count == 1)
+        #expect(free.values.map(\.name) == (0..<4).map { "free \($0)" })
+
+        let kept = try readBoxes((0..<4).map { "keeps \($0)" })
+        #expect(Set(kept.direct).count == 4)
+        #expect(Set(kept.tree).count == 4)
+
+        // A container kept past its value's `init(from:)` still reads its own object.
+        let late = try readBoxes(["keeps", "reads late", "other"])
+        #expect(late.values.map(\.late) == [nil, "keeps", nil])
+        #expect(late.values.map(\.name) == ["keeps", "reads late", "other"])
+    }
+
+    @Test("a decoding run lets go of everything it held when it ends, spare containers included")
+    func decodingRunsEnd() throws {
+        let key = try #require(CodingUserInfoKey(rawValue: "token"))
+        let data = try ArchiveEncoder().encode((0..<3).map { ["name": "\($0)"] })
+        weak var weakToken: RunToken?
+        do {
+            let token = RunToken()
+            weakToken = token
+            var options = DecodingOptions()
+            options.userInfo[key] = token
+            options.userInfo[BoxLog.key] = BoxLog()
+            let decoder = ArchiveDecoder(options: options)
+            _ = try #require(DirectJSONDecoder.decode([ReadBoxed].self, from: data, with: decoder))
+            _ = try decoder.decode([ReadBoxed].self, fromTree: try ArchiveFormat.read(data).0)
+            _ = try decoder.decode([ReadBoxed].self, from: data)
+            #expect(weakToken != nil)
+        }
+        #expect(weakToken == nil, "a run still holds the decoder's userInfo")
     }
 }

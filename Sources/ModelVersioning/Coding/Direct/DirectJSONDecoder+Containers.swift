@@ -4,12 +4,20 @@ import Foundation
 /// (excluded keys read as absent, allow lists per key, absent-key values) over an object's
 /// members in the text. What it cannot answer ends the run.
 struct DirectKeyedDecodingContainer<Key: CodingKey>: MadeKeyedDecodingContainer {
-    let object: DirectObject
+    private(set) var object: DirectObject
 
     /// A container over `object`, whose header ``DirectObject/attach(to:model:allowed:depth:)``
     /// has set.
     init(parts object: consuming DirectObject) {
         self.object = object
+    }
+
+    /// Reads `object` from now on, the container kept in its maker's spare box (see
+    /// ``SpareBox``); returns the object it read before.
+    @inline(__always)
+    mutating func reuse(_ object: consuming DirectObject) -> DirectObject {
+        swap(&self.object, &object)
+        return object
     }
 
     /// Calls `body` with the object's decoder (set by `attach`). The object holds it and this

@@ -87,9 +87,10 @@ final class DirectJSONDecoder: Decoder {
                 guard let root = try session.rootValue() else { return nil }
                 let direct = DirectJSONDecoder(session: session, value: root)
                 defer {
-                    // The root frame holds the root object, which holds the decoder; and the
-                    // bytes are gone after this call.
+                    // The root frame holds the root object, which holds the decoder, as do the
+                    // makers' spare containers; and the bytes are gone after this call.
                     direct.releaseObjects()
+                    session.keyedContainerMakers.removeAll()
                     session.isOpen = false
                 }
                 let value = try direct.unbox(root, as: T.self)
@@ -203,9 +204,19 @@ final class DirectJSONDecoder: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let object = try currentObject()
         object.attach(to: self, model: current.model, allowed: current.allowed, depth: depth)
-        return session.keyedContainerMakers.maker(keyedBy: Key.self) {
+        let maker = session.keyedContainerMakers.maker(keyedBy: Key.self) {
             KeyedDecodingContainerMaker(DirectKeyedDecodingContainer<Key>.self)
-        }.container(consume object)
+        }
+        if let box = maker.reusableBox() {
+            // The object the spare container read before goes back to the session, as `pop()`
+            // would have given it back had the spare not held it.
+            SpareBox.update(box, as: DirectKeyedDecodingContainer<Key>.self) { container in
+                var previous = container.reuse(consume object)
+                if isKnownUniquelyReferenced(&previous) { session.recycle(previous) }
+            }
+            return maker.erased(box)
+        }
+        return maker.makeAndKeep(consume object)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

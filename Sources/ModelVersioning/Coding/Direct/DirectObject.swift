@@ -22,8 +22,10 @@ final class DirectObject: ManagedBuffer<DirectObject.Header, DirectObject.Member
         var hint = 0
         /// Set for the keyed container (``DirectObject/attach(to:model:allowed:depth:)``),
         /// retained by hand so that the container reaches it without a retain per call. The
-        /// decoder never holds an object it is set in past the value's decode (frames drop it,
-        /// and spare objects are emptied), so this makes no lasting cycle.
+        /// decoder holds an object it is set in past the value's decode only in a maker's spare
+        /// container (``SpareBox``), until the next container of that key type or the end of
+        /// the run (frames drop it, spare objects are emptied, the run lets go of its makers), so
+        /// this makes no lasting cycle.
         var decoder: Unmanaged<DirectJSONDecoder>?
         var model: ModelInfo?
         var allowed: Set<String>?

@@ -87,25 +87,64 @@ protocol MadeKeyedDecodingContainer<Key, Parts>: KeyedDecodingContainerProtocol 
     init(parts: consuming Parts)
 }
 
-/// Makes the keyed decoding containers of one key type (see ``KeyedContainerMakers``).
+/// Makes the keyed decoding containers of one key type (see ``KeyedContainerMakers``), and
+/// puts each new container into the box of the one before when nothing else holds it any more
+/// (see ``SpareBox``).
 final class KeyedDecodingContainerMaker<Key: CodingKey, Parts>: KeyedContainerMaker {
     private let containerType: any MadeKeyedDecodingContainer<Key, Parts>.Type
+    private let erasure: any KeyedContainerErasure<KeyedDecodingContainer<Key>>.Type
+    @exclusivity(unchecked) private var spare = SpareBox()
 
     init(_ containerType: any MadeKeyedDecodingContainer<Key, Parts>.Type) {
         self.containerType = containerType
+        erasure = KeyedDecodingContainerErasure<Key>.self
         super.init(keyType: ObjectIdentifier(Key.self))
     }
 
-    @inline(__always)
+    /// A container made from `parts`: in the spare box when it is free, else in a new one.
     func container(_ parts: consuming Parts) -> KeyedDecodingContainer<Key> {
-        Self.make(containerType, consume parts)
+        if let box = spare.reusableBox() {
+            Self.refill(box, containerType, consume parts)
+            return erasure.erased(box)
+        }
+        return makeAndKeep(consume parts)
     }
 
-    /// Generic over the container type, which the existential passes in with its conformance.
+    /// The spare box when it is free, for a caller that changes the container in it in place
+    /// (``SpareBox/update(_:as:_:)``) and hands it out with ``erased(_:)``.
+    @inline(__always)
+    func reusableBox() -> AnyObject? {
+        spare.reusableBox()
+    }
+
+    /// The container whose box is `box`.
+    @inline(__always)
+    func erased(_ box: AnyObject) -> KeyedDecodingContainer<Key> {
+        erasure.erased(box)
+    }
+
+    /// A container in a new box, which becomes the spare (see
+    /// ``KeyedEncodingContainerMaker/makeAndKeep(_:)``).
+    @inline(never)
+    func makeAndKeep(_ parts: consuming Parts) -> KeyedDecodingContainer<Key> {
+        let made = Self.make(containerType, consume parts, checking: spare.needsCheck)
+        spare.keep(erasure.box(of: made.container), sample: made.sample)
+        return made.container
+    }
+
+    /// Generic over the container type, which the existential passes in with its conformance;
+    /// with a second container made apart when the box's layout is to be checked.
     private static func make<Container: MadeKeyedDecodingContainer<Key, Parts>>(
-        _ type: Container.Type, _ parts: consuming Parts
-    ) -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(Container(parts: consume parts))
+        _ type: Container.Type, _ parts: consuming Parts, checking: Bool
+    ) -> (container: KeyedDecodingContainer<Key>, sample: Any?) {
+        guard checking else { return (KeyedDecodingContainer(Container(parts: consume parts)), nil) }
+        return (KeyedDecodingContainer(Container(parts: copy parts)), Container(parts: consume parts))
+    }
+
+    private static func refill<Container: MadeKeyedDecodingContainer<Key, Parts>>(
+        _ box: AnyObject, _ type: Container.Type, _ parts: consuming Parts
+    ) {
+        SpareBox.refill(box, with: Container(parts: consume parts))
     }
 }
 
