@@ -224,11 +224,7 @@ extension KeyedContainerMakerTests {
 
     @Test("a run lets go of everything it held when it ends, spare containers included")
     func runsEnd() throws {
-        let key = try #require(CodingUserInfoKey(rawValue: "token"))
-        weak var weakToken: RunToken?
-        do {
-            let token = RunToken()
-            weakToken = token
+        try expectReleased("the encoder's") { key, token in
             var encoder = ArchiveEncoder()
             encoder.userInfo[key] = token
             let log = BoxLog()
@@ -236,9 +232,23 @@ extension KeyedContainerMakerTests {
             _ = try #require(DirectJSONEncoder.encode(values, with: encoder))
             _ = try encoder.encodeTree(values)
             _ = try encoder.encode(values)
-            #expect(weakToken != nil)
         }
-        #expect(weakToken == nil, "a run still holds the encoder's userInfo")
+    }
+
+    /// Runs `body` with a token it puts into its coders' `userInfo` and holds nowhere else, and
+    /// expects the token freed once `body` has returned: no run still holds its coder.
+    private func expectReleased(
+        _ userInfo: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: (CodingUserInfoKey, RunToken) throws -> Void
+    ) throws {
+        let key = try #require(CodingUserInfoKey(rawValue: "token"))
+        weak var weakToken: RunToken?
+        do {
+            let token = RunToken()
+            weakToken = token
+            try body(key, token)
+        }
+        #expect(weakToken == nil, "a run still holds \(userInfo) userInfo", sourceLocation: sourceLocation)
     }
 
     /// The boxes the containers of `names` came in, decoded by the direct decoder and by the
@@ -282,12 +292,8 @@ extension KeyedContainerMakerTests {
 
     @Test("a decoding run lets go of everything it held when it ends, spare containers included")
     func decodingRunsEnd() throws {
-        let key = try #require(CodingUserInfoKey(rawValue: "token"))
         let data = try ArchiveEncoder().encode((0..<3).map { ["name": "\($0)"] })
-        weak var weakToken: RunToken?
-        do {
-            let token = RunToken()
-            weakToken = token
+        try expectReleased("the decoder's") { key, token in
             var options = DecodingOptions()
             options.userInfo[key] = token
             options.userInfo[BoxLog.key] = BoxLog()
@@ -295,8 +301,6 @@ extension KeyedContainerMakerTests {
             _ = try #require(DirectJSONDecoder.decode([ReadBoxed].self, from: data, with: decoder))
             _ = try decoder.decode([ReadBoxed].self, fromTree: try ArchiveFormat.read(data).0)
             _ = try decoder.decode([ReadBoxed].self, from: data)
-            #expect(weakToken != nil)
         }
-        #expect(weakToken == nil, "a run still holds the decoder's userInfo")
     }
 }

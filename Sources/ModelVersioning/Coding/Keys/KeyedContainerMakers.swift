@@ -78,6 +78,43 @@ class KeyedContainerMaker {
     }
 }
 
+/// A maker that puts each new container into the box of the one before when nothing else holds
+/// it any more (see ``SpareBox``); `Erased` is the standard library's container it hands out,
+/// `KeyedDecodingContainer<Key>` or `KeyedEncodingContainer<Key>`.
+class BoxReusingMaker<Erased>: KeyedContainerMaker {
+    private let erasure: any KeyedContainerErasure<Erased>.Type
+    @exclusivity(unchecked) private var spare = SpareBox()
+
+    init(keyType: ObjectIdentifier, erasure: any KeyedContainerErasure<Erased>.Type) {
+        self.erasure = erasure
+        super.init(keyType: keyType)
+    }
+
+    /// The spare box when it is free, for a caller that changes the container in it in place
+    /// (``SpareBox/update(_:as:_:)``, fewer reference counts than a whole new container) and
+    /// hands it out with ``erased(_:)``.
+    @inline(__always)
+    final func reusableBox() -> AnyObject? {
+        spare.reusableBox()
+    }
+
+    /// The container whose box is `box`.
+    @inline(__always)
+    final func erased(_ box: AnyObject) -> Erased {
+        erasure.erased(box)
+    }
+
+    /// Whether the next container made is to come with a sample, to check its box's layout.
+    final var needsSample: Bool { spare.needsCheck }
+
+    /// Keeps the box of `made`'s container, just made (around a container equal to its sample,
+    /// when one was asked for), as the spare, and returns the container.
+    final func keep(_ made: (container: Erased, sample: Any?)) -> Erased {
+        spare.keep(erasure.box(of: made.container), sample: made.sample)
+        return made.container
+    }
+}
+
 // MARK: - Decoding
 
 /// A keyed decoding container made from its coder's `Parts` (what the coder hands a new
@@ -90,46 +127,28 @@ protocol MadeKeyedDecodingContainer<Key, Parts>: KeyedDecodingContainerProtocol 
 /// Makes the keyed decoding containers of one key type (see ``KeyedContainerMakers``), and
 /// puts each new container into the box of the one before when nothing else holds it any more
 /// (see ``SpareBox``).
-final class KeyedDecodingContainerMaker<Key: CodingKey, Parts>: KeyedContainerMaker {
+final class KeyedDecodingContainerMaker<Key: CodingKey, Parts>: BoxReusingMaker<KeyedDecodingContainer<Key>> {
     private let containerType: any MadeKeyedDecodingContainer<Key, Parts>.Type
-    private let erasure: any KeyedContainerErasure<KeyedDecodingContainer<Key>>.Type
-    @exclusivity(unchecked) private var spare = SpareBox()
 
     init(_ containerType: any MadeKeyedDecodingContainer<Key, Parts>.Type) {
         self.containerType = containerType
-        erasure = KeyedDecodingContainerErasure<Key>.self
-        super.init(keyType: ObjectIdentifier(Key.self))
+        super.init(keyType: ObjectIdentifier(Key.self), erasure: KeyedDecodingContainerErasure<Key>.self)
     }
 
     /// A container made from `parts`: in the spare box when it is free, else in a new one.
     func container(_ parts: consuming Parts) -> KeyedDecodingContainer<Key> {
-        if let box = spare.reusableBox() {
+        if let box = reusableBox() {
             Self.refill(box, containerType, consume parts)
-            return erasure.erased(box)
+            return erased(box)
         }
         return makeAndKeep(consume parts)
-    }
-
-    /// The spare box when it is free, for a caller that changes the container in it in place
-    /// (``SpareBox/update(_:as:_:)``) and hands it out with ``erased(_:)``.
-    @inline(__always)
-    func reusableBox() -> AnyObject? {
-        spare.reusableBox()
-    }
-
-    /// The container whose box is `box`.
-    @inline(__always)
-    func erased(_ box: AnyObject) -> KeyedDecodingContainer<Key> {
-        erasure.erased(box)
     }
 
     /// A container in a new box, which becomes the spare (see
     /// ``KeyedEncodingContainerMaker/makeAndKeep(_:)``).
     @inline(never)
     func makeAndKeep(_ parts: consuming Parts) -> KeyedDecodingContainer<Key> {
-        let made = Self.make(containerType, consume parts, checking: spare.needsCheck)
-        spare.keep(erasure.box(of: made.container), sample: made.sample)
-        return made.container
+        keep(Self.make(containerType, consume parts, checking: needsSample))
     }
 
     /// Generic over the container type, which the existential passes in with its conformance;
@@ -160,47 +179,28 @@ protocol MadeKeyedEncodingContainer<Key, Parts>: KeyedEncodingContainerProtocol 
 /// Makes the keyed encoding containers of one key type (see ``KeyedContainerMakers``), and
 /// puts each new container into the box of the one before when nothing else holds it any more
 /// (see ``SpareBox``).
-final class KeyedEncodingContainerMaker<Key: CodingKey, Parts>: KeyedContainerMaker {
+final class KeyedEncodingContainerMaker<Key: CodingKey, Parts>: BoxReusingMaker<KeyedEncodingContainer<Key>> {
     private let containerType: any MadeKeyedEncodingContainer<Key, Parts>.Type
-    private let erasure: any KeyedContainerErasure<KeyedEncodingContainer<Key>>.Type
-    @exclusivity(unchecked) private var spare = SpareBox()
 
     init(_ containerType: any MadeKeyedEncodingContainer<Key, Parts>.Type) {
         self.containerType = containerType
-        erasure = KeyedEncodingContainerErasure<Key>.self
-        super.init(keyType: ObjectIdentifier(Key.self))
+        super.init(keyType: ObjectIdentifier(Key.self), erasure: KeyedEncodingContainerErasure<Key>.self)
     }
 
     /// A container made from `parts`: in the spare box when it is free, else in a new one.
     func container(_ parts: consuming Parts) -> KeyedEncodingContainer<Key> {
-        if let box = spare.reusableBox() {
+        if let box = reusableBox() {
             Self.refill(box, containerType, consume parts)
-            return erasure.erased(box)
+            return erased(box)
         }
         return makeAndKeep(consume parts)
-    }
-
-    /// The spare box when it is free, for a caller that changes the container in it in place
-    /// (``SpareBox/update(_:as:_:)``, fewer reference counts than a whole new container) and
-    /// hands it out with ``erased(_:)``.
-    @inline(__always)
-    func reusableBox() -> AnyObject? {
-        spare.reusableBox()
-    }
-
-    /// The container whose box is `box`.
-    @inline(__always)
-    func erased(_ box: AnyObject) -> KeyedEncodingContainer<Key> {
-        erasure.erased(box)
     }
 
     /// A container in a new box, which becomes the spare. Kept apart from the reuse: the
     /// metadata it needs would otherwise be looked up on every call, box reused or not.
     @inline(never)
     func makeAndKeep(_ parts: consuming Parts) -> KeyedEncodingContainer<Key> {
-        let made = Self.make(containerType, consume parts, checking: spare.needsCheck)
-        spare.keep(erasure.box(of: made.container), sample: made.sample)
-        return made.container
+        keep(Self.make(containerType, consume parts, checking: needsSample))
     }
 
     /// Generic over the container type, which the existential passes in with its conformance;
