@@ -593,6 +593,15 @@ enum MemoryProbe {
             case "encode, Codable alone":
                 // Callgrind's reference for what Codable itself costs (not a memory case).
                 try CodableFloor.encode(prepared ?? BenchDocument(shapes: []))
+            case "decode current, Codable alone":
+                // Callgrind's reference for what Codable itself costs decoding as many shapes as
+                // the input holds (not a memory case). Counted without the models' `init(from:)`,
+                // so that a callgrind run collecting inside it counts the floor's alone.
+                let input = try JSONSerialization.jsonObject(
+                    with: try Data(contentsOf: URL(fileURLWithPath: inputPath)))
+                let shapes = ((input as? [String: Any])?["root"] as? [String: Any])?["shapes"] as? [Any]
+                let document = try CodableFloor.decode(shapes: shapes?.count ?? 0)
+                withExtendedLifetime(document) {}
             case "encode, by hand":
                 // Callgrind's reference for the hand-written writer (not a memory case).
                 let data = HandWrittenCodec.encode(prepared ?? BenchDocument(shapes: []))
