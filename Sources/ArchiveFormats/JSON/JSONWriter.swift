@@ -607,7 +607,6 @@ extension JSONWriter {
             return found & 0x8080_8080_8080_8080 != 0
         }
 
-        /// Appends `bytes` (valid UTF-8) as a quoted, escaped JSON string.
         /// ``appendQuoted(_:escapingReserved:)`` for the UTF-8 of `text`, read in place
         /// (`withUTF8` on a copy costs a retain and a release per string; only a string without
         /// contiguous UTF-8, a bridged one, is copied).
@@ -621,6 +620,7 @@ extension JSONWriter {
             }
         }
 
+        /// Appends `bytes` (valid UTF-8) as a quoted, escaped JSON string.
         private mutating func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, escapingReserved: Bool = false) {
             output.append(UInt8(ascii: "\""))
             if escapingReserved && bytes.first == UInt8(ascii: "$") {

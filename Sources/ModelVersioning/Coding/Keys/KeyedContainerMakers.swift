@@ -1,8 +1,8 @@
 import Foundation
 
 /// The makers of one coder's keyed containers, one per key type: a keyed container made
-/// through one costs a single look-up in the Swift runtime instead of three, and an encoding
-/// container none once its maker has a free box to put it in (``SpareBox``).
+/// through one costs a single look-up in the Swift runtime instead of three, and none once its
+/// maker has a free box to put it in (``SpareBox``).
 ///
 /// `KeyedDecodingContainer(MyContainer<Key>(…))` in code generic over `Key` (a coder's
 /// `container(keyedBy:)`) asks the runtime on every call for the metadata of `MyContainer<Key>`,
@@ -61,8 +61,8 @@ struct KeyedContainerMakers {
         return maker
     }
 
-    /// Lets go of every maker. A run calls it when it ends: an encoding maker's spare box holds
-    /// its last container, whose parts refer back to the run (see ``SpareBox``).
+    /// Lets go of every maker. A run calls it when it ends: a maker's spare box holds its last
+    /// container, whose parts refer back to the run (see ``SpareBox``).
     mutating func removeAll() {
         for index in slots.indices { slots[index] = nil }
     }
