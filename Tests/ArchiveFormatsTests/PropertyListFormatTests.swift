@@ -189,6 +189,32 @@ struct PropertyListFormatTests {
         #expect(try Self.read(keyAsValue) == ["k": "k"])
     }
 
+    @Test("an error found while closing, opening or reading a nested container names the path to it")
+    func nestedErrorPaths() throws {
+        // {"a": [7, {"k": 7, "k": 7}]}: the inner dictionary repeats its key, found as it closes.
+        let duplicate = Self.handBuilt([
+            [0xD1, 1, 2], [0x51, UInt8(ascii: "a")], [0xA2, 3, 4], [0x10, 7], [0xD2, 5, 5, 3, 3],
+            [0x51, UInt8(ascii: "k")],
+        ])
+        let duplicateError = try #require(throws: ArchiveError.self) { try Self.read(duplicate) }
+        #expect(duplicateError.message.contains("occurs twice"))
+        #expect(duplicateError.path == "a[1]")
+        // {"a": [7, <an array of 2 whose second reference names no object>]}: found while reading it.
+        let dangling = Self.handBuilt([
+            [0xD1, 1, 2], [0x51, UInt8(ascii: "a")], [0xA2, 3, 4], [0x10, 7], [0xA2, 3, 9],
+        ])
+        let danglingError = try #require(throws: ArchiveError.self) { try Self.read(dangling) }
+        #expect(danglingError.message.contains("reference to object 9"))
+        #expect(danglingError.path == "a[1]")
+        // {"a": [7, {<a key that is not a string>: 7}]}.
+        let badKey = Self.handBuilt([
+            [0xD1, 1, 2], [0x51, UInt8(ascii: "a")], [0xA2, 3, 4], [0x10, 7], [0xD1, 3, 3],
+        ])
+        let badKeyError = try #require(throws: ArchiveError.self) { try Self.read(badKey) }
+        #expect(badKeyError.message.contains("not a string"))
+        #expect(badKeyError.path == "a[1]")
+    }
+
     @Test(
         "binary objects that break the format are rejected",
         arguments: [
