@@ -149,11 +149,13 @@ struct BinaryPropertyListReader {
         // keyed archive), and reading an offset from the table at each use cost 50 more.
         let tableStart = offsetTableStart
         self.slots = Array(unsafeUninitializedCapacity: objectCount) { buffer, initialized in
-            for index in 0..<objectCount {
+            // Within the buffer (it may hold more than asked for), element by element rather
+            // than through an unwrapped base address.
+            for index in 0..<Swift.min(objectCount, buffer.count) {
                 let offset = Self.readUnsigned(bytes, at: tableStart &+ index &* offsetSize, size: offsetSize)
-                (buffer.baseAddress! + index).initialize(to: Slot(offset: Int(offset)))
+                buffer.initializeElement(at: index, to: Slot(offset: Int(offset)))
+                initialized = index &+ 1
             }
-            initialized = objectCount
         }
     }
 
