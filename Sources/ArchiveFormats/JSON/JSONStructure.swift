@@ -70,6 +70,13 @@ package struct JSONStructure {
         return JSONStructure(containers: scanner.containers, entries: scanner.entries, keyLengths: scanner.keyLengths)
     }
 
+    /// A structure of no container, for a walk over a text another reader vouched for that
+    /// never asks it for a container (the text rewrite's flat objects, in ModelVersioning).
+    package static func empty() -> JSONStructure {
+        JSONStructure(
+            containers: FlatBuffer(capacity: 0), entries: FlatBuffer(capacity: 0), keyLengths: FlatBuffer(capacity: 0))
+    }
+
     /// The buffers a scan fills (``scan(_:count:limits:stopsAt:reusing:)``).
     package final class Storage {
         let containers = FlatBuffer<Container>(capacity: 0)

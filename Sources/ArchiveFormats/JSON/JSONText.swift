@@ -188,7 +188,7 @@ package struct JSONText {
     /// paired surrogates, no raw control characters, valid UTF-8) and returns the offset after
     /// its closing quote; `nil` when it is invalid or its raw text is longer than `maxLength`.
     @inline(__always)
-    func validatedStringEnd(from offset: Int, maxLength: Int) -> Int? {
+    package func validatedStringEnd(from offset: Int, maxLength: Int) -> Int? {
         // The common case: ASCII without escapes.
         let contentStart = offset &+ 1
         let (stop, bits) = scanString(from: contentStart)

@@ -57,6 +57,135 @@ struct ArchiveUpgraderTests {
         #expect(treeOnly > count / 40, "the generator still reaches the tree path: \(treeOnly)")
     }
 
+    @Test("flat objects: the one-pass lane writes the structural walk's bytes, or leaves the text to it")
+    func flatObjectsMatchTheWalk() throws {
+        let catalog = try KeyMovingArchives.catalog()
+        let rewriter = JSONTextRewrite(catalog: catalog, limits: .default)
+        var generator = ArchiveTextGenerator(seed: 0x5EED_0003, singleLine: true)
+        var flat = 0
+        let count = 4000
+        for _ in 0..<count {
+            let text = generator.document()
+            let data = Data(text.utf8)
+            let walked = rewriter.upgrade(data, flat: false)
+            guard let outcome = rewriter.upgrade(data, flat: true) else { continue }
+            flat += 1
+            #expect(outcome == walked, "\(text)")
+            #expect(outcome.changed, "\(text)")
+            let tree = KeyMovingArchives.treePath(data, catalog: catalog)
+            #expect(tree?.output == outcome.output, "\(text)")
+        }
+        // Compact old Shapes without objects in their values: about one archive in seven.
+        #expect(flat > count / 10, "flat: \(flat)")
+    }
+
+    @Test(
+        "what the flat lane takes and what it leaves to the walk",
+        arguments: [
+            // Taken: escaped strings and numbers the writer spells otherwise as fields, nested
+            // arrays of values spelled as written, no version, a type renamed, a trailing newline,
+            // a non-ASCII key.
+            (
+                #"{"$type":"Shape","$version":1,"id":7,"name":"a\n","x":1.50,"y":-0,"tags":["a",[1,[]],true,null]}"#,
+                true
+            ),
+            (#"{"$type":"Shape","id":3,"name":"n","x":1,"y":2}"#, true),
+            (#"{"$type":"OldShape","$version":1,"id":3,"name":"é","x":0.25,"y":1e2,"legacy":[[["x"]]]}"#, true),
+            ("{\"$type\":\"Board\",\"$version\":1,\"user\":\"u\",\"shapes\":[]}\n", true),
+            (#"{"$type":"Shape","$version":1,"id":1,"name":"a","x":1,"y":2,"é":false}"#, true),
+            // Left to the walk: an array holding a value the writer spells otherwise, spaces, a
+            // leading space, an object in a value, `$version` after a field, a repeated key (which
+            // the walk leaves to the tree too), an object up to date, `$type` with escapes.
+            (#"{"$type":"Shape","$version":1,"id":7,"name":"a","x":1,"y":2,"tags":["a\n"]}"#, false),
+            (#"{"$type":"Shape","$version":1,"id":7,"name":"a","x":1,"y":2,"tags":[1.50]}"#, false),
+            (#"{"$type": "Shape","$version":1,"id":7,"name":"a","x":1,"y":2}"#, false),
+            (#" {"$type":"Shape","$version":1,"id":7,"name":"a","x":1,"y":2}"#, false),
+            (#"{"$type":"Board","$version":1,"user":"u","shapes":[{"$type":"Tag","$version":1,"name":"t"}]}"#, false),
+            (#"{"$type":"Shape","id":7,"$version":1,"name":"a","x":1,"y":2}"#, false),
+            (#"{"$type":"Shape","$version":1,"id":7,"id":8,"name":"a","x":1,"y":2}"#, false),
+            (#"{"$type":"Tag","$version":1,"name":"x"}"#, false),
+            (#"{"$type":"Sh\u0061pe","$version":1,"id":7,"name":"a","x":1,"y":2}"#, false),
+            // Neither: invalid text.
+            (#"{"$type":"Shape","$version":1,"id":01,"name":"a","x":1,"y":2}"#, false),
+            (#"{"$type":"Shape","$version":1,"id":1,"name":"a","x":1,"y":2,"tags":[1,]}"#, false),
+            (#"{"$type":"Shape","$version":1,"id":1,"name":"a","x":tru,"y":2}"#, false),
+            ("{\"$type\":\"Shape\",\"$version\":1,\"id\":1,\"name\":\"a\u{1}\",\"x\":1,\"y\":2}", false),
+        ])
+    func flatLane(_ text: String, taken: Bool) throws {
+        let catalog = try KeyMovingArchives.catalog()
+        let rewriter = JSONTextRewrite(catalog: catalog, limits: .default)
+        let data = Data(text.utf8)
+        let flat = rewriter.upgrade(data, flat: true)
+        let walked = rewriter.upgrade(data, flat: false)
+        #expect((flat != nil) == taken)
+        if let flat { #expect(flat == walked) }
+        // Whichever way runs, the upgrade is the walk's.
+        #expect(rewriter.upgrade(data) == walked)
+    }
+
+    @Test("invalid UTF-8 in a flat object's string or key is left to the walk, which refuses it")
+    func flatLaneInvalidUTF8() throws {
+        let rewriter = JSONTextRewrite(catalog: try KeyMovingArchives.catalog(), limits: .default)
+        for (prefix, suffix) in [
+            (#"{"$type":"Shape","$version":1,"id":1,"name":""#, #"","x":1,"y":2}"#),
+            (#"{"$type":"Shape","$version":1,"id":1,"name":"a","x":1,"y":2,""#, #"":1}"#),
+            (#"{"$type":""#, #"","$version":1,"id":1}"#),
+        ] {
+            let data = Data(prefix.utf8) + Data([0xC3, 0x28]) + Data(suffix.utf8)
+            #expect(rewriter.upgrade(data, flat: true) == nil)
+            #expect(rewriter.upgrade(data, flat: false) == nil)
+            #expect(rewriter.upgrade(data) == nil)
+        }
+    }
+
+    @Test("under tight limits the flat lane refuses all that the structural pass refuses")
+    func flatLaneLimits() throws {
+        let catalog = try KeyMovingArchives.catalog()
+        let text = #"{"$type":"Shape","$version":1,"id":1,"name":"abcdef","x":1,"y":2,"tags":[["a"],["b","c"]]}"#
+        let data = Data(text.utf8)
+        #expect(JSONTextRewrite(catalog: catalog, limits: .default).upgrade(data, flat: true) != nil)
+        var variants: [ArchiveLimits] = []
+        for value in [3, 5, 6, 7, 8] {
+            var limits = ArchiveLimits.default
+            limits.maxDepth = value
+            variants.append(limits)
+        }
+        for value in [2, 5, 6] {
+            var limits = ArchiveLimits.default
+            limits.maxStringLength = value
+            variants.append(limits)
+        }
+        for value in [1, 2, 6, 7] {
+            var limits = ArchiveLimits.default
+            limits.maxCollectionCount = value
+            variants.append(limits)
+        }
+        for value in [5, 12, 13] {
+            var limits = ArchiveLimits.default
+            limits.maxObjectCount = value
+            variants.append(limits)
+        }
+        for value in [text.utf8.count - 1, text.utf8.count] {
+            var limits = ArchiveLimits.default
+            limits.maxInputBytes = value
+            variants.append(limits)
+        }
+        var refusedByBoth = 0
+        for limits in variants {
+            let rewriter = JSONTextRewrite(catalog: catalog, limits: limits)
+            let walked = rewriter.upgrade(data, flat: false)
+            let flat = rewriter.upgrade(data, flat: true)
+            if walked == nil {
+                #expect(flat == nil, "\(limits)")
+                refusedByBoth += 1
+            } else if let flat {
+                #expect(flat == walked, "\(limits)")
+            }
+        }
+        // Each limit refuses the text at its lowest value here.
+        #expect(refusedByBoth >= 5, "refused: \(refusedByBoth)")
+    }
+
     @Test("a small archive comes out as the tree writes it, compact or pretty-printed")
     func knownOutput() throws {
         let catalog = try KeyMovingArchives.catalog()

@@ -90,11 +90,48 @@ package final class JSONTextRewrite: @unchecked Sendable {
             raw.count <= limits.maxInputBytes
         else { return nil }
         let text = JSONText(bytes: base, end: raw.count)
-        let start = text.skipWhitespace(from: 0)
-        guard text.byte(at: start) == UInt8(ascii: "{"),
-            let structure = JSONStructure.scan(base, count: raw.count, limits: limits, reusing: workspace.storage)
-        else { return nil }
-        let pretty = ArchiveDocument.hasLineBreakInside(raw)
+        if base[0] == UInt8(ascii: "{"), let outcome = rewrite(text, flat: true, workspace: workspace) {
+            return outcome
+        }
+        return rewrite(text, flat: false, workspace: workspace)
+    }
+
+    /// ``upgrade(_:)`` one way only (`flat`: the flat objects' pass, else the structural walk), for
+    /// the tests that hold the two ways to the same bytes.
+    func upgrade(_ data: Data, flat: Bool) -> Outcome? {
+        data.withUnsafeBytes { raw in
+            let workspace = takeWorkspace()
+            defer { giveBack(workspace) }
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), !raw.isEmpty,
+                raw.count <= limits.maxInputBytes
+            else { return nil }
+            return rewrite(JSONText(bytes: base, end: raw.count), flat: flat, workspace: workspace)
+        }
+    }
+
+    /// The text upgraded in one of two ways, `nil` when that way cannot take it:
+    ///
+    /// - `flat`: a compact object whose values hold no object, read in one pass that checks the
+    ///   text as the structural pass does and notes each value that the writer would spell with
+    ///   its very bytes, written with a copy of each (`Rewriter.writeFlatObject()`). Most archives
+    ///   of small models are such objects (a SQLite row, an NDJSON line); the walk takes the others,
+    ///   after a pass that stops at the first thing it does not take.
+    /// - else: the structural pass (``JSONStructure``), then the walk over it.
+    private func rewrite(_ text: JSONText, flat: Bool, workspace: Workspace) -> Outcome? {
+        let structure: JSONStructure
+        let pretty: Bool
+        if flat {
+            structure = workspace.noStructure
+            pretty = false
+        } else {
+            let start = text.skipWhitespace(from: 0)
+            guard text.byte(at: start) == UInt8(ascii: "{"),
+                let scanned = JSONStructure.scan(
+                    text.bytes, count: text.end, limits: limits, reusing: workspace.storage)
+            else { return nil }
+            structure = scanned
+            pretty = ArchiveDocument.hasLineBreakInside(UnsafeRawBufferPointer(start: text.bytes, count: text.end))
+        }
         let reused = workspace.emitter.take()
         var emitter: JSONWriter.Emitter
         if let reused {
@@ -102,14 +139,18 @@ package final class JSONTextRewrite: @unchecked Sendable {
         } else {
             emitter = JSONWriter.Emitter(
                 options: ArchiveWritingOptions(prettyPrinted: pretty, markup: .archive),
-                capacity: raw.count &+ raw.count / 4 &+ 64)
+                capacity: text.end &+ text.end / 4 &+ 64)
         }
         emitter.restart(prettyPrinted: pretty)
         var rewriter = Rewriter(
             text: text, structure: structure, owner: self, workspace: workspace, emitter: emitter)
         var written = true
         do {
-            try rewriter.writeObject(ordinal: 0, level: 0)
+            if flat {
+                try rewriter.writeFlatObject()
+            } else {
+                try rewriter.writeObject(ordinal: 0, level: 0)
+            }
         } catch {
             written = false
         }
@@ -130,6 +171,8 @@ package final class JSONTextRewrite: @unchecked Sendable {
     /// walk's member stack, the layouts met lately. One thread holds it at a time.
     final class Workspace {
         let storage = JSONStructure.Storage()
+        /// The structure of the flat objects' walk, which never asks it for a container.
+        let noStructure = JSONStructure.empty()
         @exclusivity(unchecked) var members: [Member] = []
         @exclusivity(unchecked) var scratch: [UInt8] = []
         /// The layouts this workspace met last, newest first: looked at before the shared list.
@@ -335,9 +378,13 @@ package final class JSONTextRewrite: @unchecked Sendable {
     struct Member {
         var keyStart: Int
         var keyLength: Int
-        /// Its value's first byte, and its ordinal when it is a container (else -1).
+        /// Its value's first byte, and its ordinal when it is a container (else -1; also for a
+        /// flat object's array, which the structure does not number).
         var value: Int
         var ordinal: Int
+        /// Where its value ends when the writer spells it with these very bytes, which are then
+        /// copied (set by the flat objects' pass); -1 when it is written through the writer.
+        var verbatimEnd = -1
     }
 
     /// Thrown inside the walk when the tree path must take the archive.
@@ -396,8 +443,11 @@ package final class JSONTextRewrite: @unchecked Sendable {
         mutating func writeValue(offset: Int, ordinal: Int, level: Int) throws {
             switch text.bytes[offset] {
             case UInt8(ascii: "{"):
+                // A container the structure does not number is not this walk's.
+                guard ordinal >= 0 else { throw TreePath() }
                 try writeObject(ordinal: ordinal, level: level)
             case UInt8(ascii: "["):
+                guard ordinal >= 0 else { throw TreePath() }
                 try writeArray(ordinal: ordinal, level: level)
             case UInt8(ascii: "\""):
                 writeString(at: offset)
@@ -469,29 +519,7 @@ package final class JSONTextRewrite: @unchecked Sendable {
                 return
             }
             if needsUpgrade(typeName, version) {
-                let workspace = self.workspace
-                let upgrade = members.withUnsafeBufferPointer { all in
-                    owner.upgrade(
-                        name: typeName, version: version, members: UnsafeBufferPointer(rebasing: all[base...]),
-                        text: text, workspace: workspace)
-                }
-                guard let upgrade, level &+ upgrade.madeDepth < maxDepth else { throw TreePath() }
-                // The pass renames an upgraded object only when its name differs from the chain's
-                // as a `String` (canonical equivalence): a name spelled with other scalars that
-                // compares equal (`\u{212A}ite` for `Kite`) keeps its spelling there.
-                if !typeName.hasSameScalars(as: upgrade.typeName) && typeName == upgrade.typeName {
-                    throw TreePath()
-                }
-                for index in upgrade.dropped {
-                    try checkDropped(members[base &+ index], level: level &+ 1)
-                }
-                changed = true
-                emitter.output.append(UInt8(ascii: "{"))
-                emitter.writeTypeAndVersion(
-                    upgrade.compactStamp, typeName: upgrade.typeName, version: upgrade.version, level: level &+ 1)
-                try write(upgrade, from: base, level: level)
-                emitter.newline(level)
-                emitter.output.append(UInt8(ascii: "}"))
+                try writeUpgraded(typeName: typeName, version: version, from: base, level: level)
                 return
             }
             try checkUniqueKeys(from: base)
@@ -508,6 +536,58 @@ package final class JSONTextRewrite: @unchecked Sendable {
                 emitter.output.append(UInt8(ascii: ","))
                 try writeMember(members[base &+ index], level: level)
             }
+            emitter.newline(level)
+            emitter.output.append(UInt8(ascii: "}"))
+        }
+
+        /// Reads the whole text as a flat object (``FlatJSONObject``) and writes it upgraded; throws
+        /// when it is not one, or is up to date, for the structural walk to take it.
+        mutating func writeFlatObject() throws {
+            var object = FlatJSONObject(text: text, limits: owner.limits, maxArrayDepth: maxDepth &- 1)
+            guard let (typeName, version) = object.readStamp(recentType: &workspace.recentType),
+                needsUpgrade(typeName, version)
+            else { throw TreePath() }
+            let base = members.count
+            defer { members.removeLast(members.count &- base) }
+            while let field = object.nextField() {
+                members.append(
+                    Member(
+                        keyStart: field.keyStart, keyLength: field.keyLength, value: field.value, ordinal: -1,
+                        verbatimEnd: field.verbatimEnd))
+            }
+            guard object.finish() else { throw TreePath() }
+            try writeUpgraded(typeName: typeName, version: version, from: base, level: 0, flatDepth: object.deepest)
+        }
+
+        /// Writes the object of `typeName` at `version`, which needs upgrading, whose archived
+        /// fields are the members from `base` on, upgraded, inside `level` open containers (the
+        /// deepest array of a flat object is `flatDepth` below it).
+        mutating func writeUpgraded(
+            typeName: String, version: Int?, from base: Int, level: Int, flatDepth: Int = 0
+        ) throws {
+            let workspace = self.workspace
+            let upgrade = members.withUnsafeBufferPointer { all in
+                owner.upgrade(
+                    name: typeName, version: version, members: UnsafeBufferPointer(rebasing: all[base...]),
+                    text: text, workspace: workspace)
+            }
+            // A flat object's arrays are copied, not walked: whatever depth the walk would check
+            // as it writes them, at their deepest, is checked here.
+            guard let upgrade, level &+ upgrade.madeDepth &+ flatDepth < maxDepth else { throw TreePath() }
+            // The pass renames an upgraded object only when its name differs from the chain's
+            // as a `String` (canonical equivalence): a name spelled with other scalars that
+            // compares equal (`\u{212A}ite` for `Kite`) keeps its spelling there.
+            if !typeName.hasSameScalars(as: upgrade.typeName) && typeName == upgrade.typeName {
+                throw TreePath()
+            }
+            for index in upgrade.dropped {
+                try checkDropped(members[base &+ index], level: level &+ 1)
+            }
+            changed = true
+            emitter.output.append(UInt8(ascii: "{"))
+            emitter.writeTypeAndVersion(
+                upgrade.compactStamp, typeName: upgrade.typeName, version: upgrade.version, level: level &+ 1)
+            try write(upgrade, from: base, level: level)
             emitter.newline(level)
             emitter.output.append(UInt8(ascii: "}"))
         }
@@ -553,7 +633,13 @@ package final class JSONTextRewrite: @unchecked Sendable {
                             emitter.writeEncodedKey(UnsafeBufferPointer(rebasing: keys[start..<(start &+ length)]))
                         case .field(let field):
                             let member = members[base &+ field]
-                            try writeValue(offset: member.value, ordinal: member.ordinal, level: level &+ 1)
+                            if member.verbatimEnd >= 0 {
+                                emitter.output.append(
+                                    UnsafeBufferPointer(
+                                        start: text.bytes + member.value, count: member.verbatimEnd &- member.value))
+                            } else {
+                                try writeValue(offset: member.value, ordinal: member.ordinal, level: level &+ 1)
+                            }
                         case .constant(let index):
                             try emitter.write(upgrade.constants[index], isTopLevel: false)
                         case .open:
