@@ -76,6 +76,27 @@ struct JSONFormatTests {
 
     // MARK: - Reading values
 
+    @Test("telling JSON from its first key answers as format detection does")
+    func isJSONAgreesWithDetect() {
+        var inputs: [[UInt8]] = [
+            #"{"a":1}"#, #"{"a" = 1;}"#, #"{"a" :1}"#, #"{"a\"b":1}"#, #"{"a\"b" = 1;}"#, #"{"a\":1" = 1;}"#,
+            #"{"":1}"#, #"{"a""#,
+            #"{"a":"#, "{\"", "{ \"a\": 1 }", "{a = 1;}", "[1]", "(1)", #""s""#, "<plist/>",
+        ].map { Array($0.utf8) }
+        inputs.append([0x7B, 0x00, 0x22, 0x00, 0x61, 0x00])  // UTF-16 little-endian `{"a`
+        inputs.append(Array("{\"\(String(repeating: "k", count: 300))\":1}".utf8))
+        inputs.append(Array("{\"\(String(repeating: "k", count: 300))\" = 1;}".utf8))
+        // Every prefix of an archive's start, and of an OpenStep dictionary's.
+        for text in [#"{"$type":"Shape","$version":1}"#, #"{"$type" = "Shape";}"#] {
+            let bytes = Array(text.utf8)
+            for length in 0...bytes.count { inputs.append(Array(bytes.prefix(length))) }
+        }
+        for bytes in inputs {
+            let isJSON = bytes.withUnsafeBytes { ArchiveFormat.isJSON($0) }
+            #expect(isJSON == (ArchiveFormat.detect(Data(bytes)) == .json), "\(String(decoding: bytes, as: UTF8.self))")
+        }
+    }
+
     @Test("reads every JSON value kind into the tree")
     func readsValueKinds() throws {
         let tree = try read(#" { "a" : [1, -2, 3.5, "x", true, false, null], "b": {}, "c": [] } "#)
