@@ -7,8 +7,8 @@ import Foundation
 ///
 /// It checks every byte as ``JSONStructure`` would under the same limits, or more strictly, and
 /// for each field notes where its value ends when ``JSONWriter`` spells the value with its very
-/// bytes (so a rewrite copies them). Anything else makes it stop (``nextField()`` answers `nil`
-/// and ``finish()`` `false`) as soon as it is met, for the structural pass to take the text:
+/// bytes (so a rewrite copies them). Anything else makes it stop (``readFields(into:)`` answers
+/// `false`) as soon as it is met, for the structural pass to take the text:
 /// whitespace, an object inside a value, markup other than a leading `$type` and `$version`, a
 /// key with escapes or of 255 bytes or more, an array holding a value the writer spells otherwise
 /// (an escaped string, `1.50`).
@@ -17,21 +17,10 @@ import Foundation
 /// // {"$type":"Shape","$version":1,"id":7,"name":"a\n","tags":["a"]}
 /// var object = FlatJSONObject(text: text, limits: .default, maxArrayDepth: 8)
 /// let (name, version) = object.readStamp(recentType: &recent)!  // "Shape", 1
-/// while let field = object.nextField() { … }  // id (copied), name (escaped: -1), tags (copied)
-/// let flat = object.finish()  // true
+/// var fields: [JSONMemberSpan] = []
+/// let flat = object.readFields(into: &fields)  // true: id (copied), name (escaped), tags (copied)
 /// ```
 package struct FlatJSONObject {
-    /// One field: its key's bytes (without quotes) and its value's.
-    package struct Field {
-        package var keyStart: Int
-        package var keyLength: Int
-        /// The value's first byte.
-        package var value: Int
-        /// Where the value ends when the writer spells it with these bytes; -1 when it is read
-        /// and written (an escaped string, a number such as `1.50`).
-        package var verbatimEnd: Int
-    }
-
     let text: JSONText
     let maxStringLength: Int
     let maxCollectionCount: Int
@@ -44,7 +33,7 @@ package struct FlatJSONObject {
     /// The object's entries, its markup included.
     var entries = 0
     /// Whether the text turned out not to be a flat object.
-    package private(set) var failed = false
+    private var failed = false
     /// How deep the deepest array is below the object (1: a field's value).
     package private(set) var deepest = 0
 
@@ -108,37 +97,38 @@ package struct FlatJSONObject {
         return (typeName, version)
     }
 
-    /// The next field, `nil` after the last one or when the text is not a flat object (then
-    /// ``failed``).
-    package mutating func nextField() -> Field? {
-        guard !failed, text.byte(at: position) == UInt8(ascii: ",") else { return nil }
-        // `"key":`, plain, not markup.
-        let quote = position &+ 1
-        guard text.byte(at: quote) == UInt8(ascii: "\""), text.byte(at: quote &+ 1) != UInt8(ascii: "$"),
-            let keyEnd = plainStringEnd(quote: quote), keyEnd &- quote < 257,
-            text.byte(at: keyEnd) == UInt8(ascii: ":")
-        else { return fail() }
-        let value = keyEnd &+ 1
-        position = value
-        let verbatimEnd: Int
-        if text.byte(at: value) == UInt8(ascii: "[") {
-            guard readArray(depth: 1) else { return fail() }
-            verbatimEnd = position
-        } else {
-            guard let end = readScalar(inArray: false) else { return fail() }
-            verbatimEnd = end
+    /// Reads the fields after the stamp, appending each to `fields` (its ordinal -1), up to the
+    /// closing brace and the whitespace after it; `false` when the text is not a flat object
+    /// within the limits (some fields may have been appended).
+    package mutating func readFields(into fields: inout [JSONMemberSpan]) -> Bool {
+        guard !failed else { return false }
+        while text.byte(at: position) == UInt8(ascii: ",") {
+            // `"key":`, plain, not markup.
+            let quote = position &+ 1
+            guard text.byte(at: quote) == UInt8(ascii: "\""), text.byte(at: quote &+ 1) != UInt8(ascii: "$"),
+                let keyEnd = plainStringEnd(quote: quote), keyEnd &- quote < 257,
+                text.byte(at: keyEnd) == UInt8(ascii: ":")
+            else { return false }
+            let value = keyEnd &+ 1
+            position = value
+            let verbatimEnd: Int
+            if text.byte(at: value) == UInt8(ascii: "[") {
+                guard readArray(depth: 1) else { return false }
+                verbatimEnd = position
+            } else {
+                guard let end = readScalar(inArray: false) else { return false }
+                verbatimEnd = end
+            }
+            let next = text.byte(at: position)
+            guard next == UInt8(ascii: ",") || next == UInt8(ascii: "}") else { return false }
+            entries &+= 1
+            fields.append(
+                JSONMemberSpan(
+                    keyStart: quote &+ 1, keyLength: keyEnd &- quote &- 2, value: value, ordinal: -1,
+                    verbatimEnd: verbatimEnd))
         }
-        let next = text.byte(at: position)
-        guard next == UInt8(ascii: ",") || next == UInt8(ascii: "}") else { return fail() }
-        entries &+= 1
-        return Field(keyStart: quote &+ 1, keyLength: keyEnd &- quote &- 2, value: value, verbatimEnd: verbatimEnd)
-    }
-
-    /// Whether the text was a flat object within the limits, once ``nextField()`` answered `nil`:
-    /// the closing brace, and only whitespace after it.
-    package mutating func finish() -> Bool {
-        !failed && text.byte(at: position) == UInt8(ascii: "}") && entries <= maxCollectionCount
-            && values <= maxValues && text.skipWhitespace(from: position &+ 1) == text.end
+        return text.byte(at: position) == UInt8(ascii: "}") && entries <= maxCollectionCount && values <= maxValues
+            && text.skipWhitespace(from: position &+ 1) == text.end
     }
 
     private mutating func fail<Result>() -> Result? {
@@ -211,5 +201,27 @@ package struct FlatJSONObject {
             guard next == UInt8(ascii: ",") else { return false }
         }
         return count <= maxCollectionCount
+    }
+}
+
+/// One member of an object in a JSON text, as the text rewrite writes it: its key's bytes
+/// (without quotes), its value's first byte, the value's ordinal in the ``JSONStructure`` when it
+/// is a container that structure numbers (else -1), and where the value ends when the writer
+/// spells it with these very bytes, which are then copied (else -1: it is written through the
+/// writer).
+package struct JSONMemberSpan {
+    package var keyStart: Int
+    package var keyLength: Int
+    package var value: Int
+    package var ordinal: Int
+    package var verbatimEnd: Int
+
+    @inline(__always)
+    package init(keyStart: Int, keyLength: Int, value: Int, ordinal: Int, verbatimEnd: Int = -1) {
+        self.keyStart = keyStart
+        self.keyLength = keyLength
+        self.value = value
+        self.ordinal = ordinal
+        self.verbatimEnd = verbatimEnd
     }
 }

@@ -72,7 +72,14 @@ package final class JSONTextRewrite: @unchecked Sendable {
     package init(catalog: MigrationCatalog, limits: ArchiveLimits) {
         self.catalog = catalog
         self.limits = limits
+        // The tree writer refuses to open a container inside `maxDepth` open ones, with the
+        // default limits (a document is written with them); two levels of margin, as the
+        // structural pass keeps, so that whatever the walk writes the tree path writes too.
+        walkMaxDepth = Swift.min(limits.maxDepth, ArchiveLimits.default.maxDepth) &- 2
     }
+
+    /// The most containers the walk writes inside one another (see `init`).
+    let walkMaxDepth: Int
 
     /// `data` upgraded (see the type's discussion); `nil` when the tree path must take it.
     /// Never throws and never traps: whatever is wrong with `data` is for the tree path to
@@ -374,18 +381,9 @@ package final class JSONTextRewrite: @unchecked Sendable {
         return made
     }
 
-    /// One member of an object in the text.
-    struct Member {
-        var keyStart: Int
-        var keyLength: Int
-        /// Its value's first byte, and its ordinal when it is a container (else -1; also for a
-        /// flat object's array, which the structure does not number).
-        var value: Int
-        var ordinal: Int
-        /// Where its value ends when the writer spells it with these very bytes, which are then
-        /// copied (set by the flat objects' pass); -1 when it is written through the writer.
-        var verbatimEnd = -1
-    }
+    /// One member of an object in the text (its ordinal -1 for a flat object's array, which the
+    /// structure does not number; its verbatim end set by the flat objects' pass only).
+    typealias Member = JSONMemberSpan
 
     /// Thrown inside the walk when the tree path must take the archive.
     private struct TreePath: Error {}
@@ -413,15 +411,13 @@ package final class JSONTextRewrite: @unchecked Sendable {
             self.structure = structure
             self.owner = owner
             self.workspace = workspace
-            // The tree writer refuses to open a container inside `maxDepth` open ones, with the
-            // default limits (a document is written with them); two levels of margin, as the
-            // structural pass keeps, so that whatever this walk writes the tree path writes too.
-            self.maxDepth = Swift.min(owner.limits.maxDepth, ArchiveLimits.default.maxDepth) &- 2
+            self.maxDepth = owner.walkMaxDepth
             self.emitter = emitter
-            members = workspace.members
-            scratch = workspace.scratch
-            workspace.members = []
-            workspace.scratch = []
+            // Swapped, not copied: no reference count changes hands.
+            members = []
+            scratch = []
+            swap(&members, &workspace.members)
+            swap(&scratch, &workspace.scratch)
             members.removeAll(keepingCapacity: true)
         }
 
@@ -429,10 +425,8 @@ package final class JSONTextRewrite: @unchecked Sendable {
         /// made them grow is let go of, so that a pooled workspace holds little), and the
         /// emitter to the caller.
         consuming func finish() -> JSONWriter.Emitter {
-            workspace.members = members.capacity <= 4096 ? members : []
-            workspace.scratch = scratch.capacity <= 1 << 16 ? scratch : []
-            members = []
-            scratch = []
+            if members.capacity <= 4096 { swap(&members, &workspace.members) }
+            if scratch.capacity <= 1 << 16 { swap(&scratch, &workspace.scratch) }
             return emitter
         }
 
@@ -549,13 +543,7 @@ package final class JSONTextRewrite: @unchecked Sendable {
             else { throw TreePath() }
             let base = members.count
             defer { members.removeLast(members.count &- base) }
-            while let field = object.nextField() {
-                members.append(
-                    Member(
-                        keyStart: field.keyStart, keyLength: field.keyLength, value: field.value, ordinal: -1,
-                        verbatimEnd: field.verbatimEnd))
-            }
-            guard object.finish() else { throw TreePath() }
+            guard object.readFields(into: &members) else { throw TreePath() }
             try writeUpgraded(typeName: typeName, version: version, from: base, level: 0, flatDepth: object.deepest)
         }
 
