@@ -87,7 +87,7 @@ final class PendingWrites {
             return
         }
         taken[index] = true
-        call.setResult(writes[index].value)
+        call.setResult(bytes: writes[index].bytes, isText: writes[index].isText)
     }
 
     private func index(of call: SQLiteFunctionCall) -> Int? {

@@ -105,7 +105,12 @@ final class SQLiteColumn {
     /// A new archive for the row with `key`.
     struct Write: Sendable {
         var key: Key
-        var value: SQLiteValue
+        /// The new archive, and whether it is stored as TEXT (else as a BLOB).
+        var bytes: ArchiveBytes
+        var isText: Bool
+
+        /// The value as SQLite reads it back.
+        var value: SQLiteValue { isText ? .text(bytes.data) : .blob(bytes.data) }
     }
 
     let database: SQLiteDatabase

@@ -283,6 +283,27 @@ struct SQLiteFunctionCall {
         }
     }
 
+    /// Sets the result to `bytes` as TEXT or a BLOB (SQLite copies them).
+    func setResult(bytes: ArchiveBytes, isText: Bool) {
+        bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress, !buffer.isEmpty else {
+                if isText {
+                    sqlite3_result_text(context, "", 0, sqliteTransient)
+                } else {
+                    sqlite3_result_zeroblob(context, 0)
+                }
+                return
+            }
+            if isText {
+                sqlite3_result_text64(
+                    context, base.assumingMemoryBound(to: CChar.self), UInt64(buffer.count), sqliteTransient,
+                    UInt8(SQLITE_UTF8))
+            } else {
+                sqlite3_result_blob64(context, base, UInt64(buffer.count), sqliteTransient)
+            }
+        }
+    }
+
     /// Sets the result to 1 or 0.
     func setResult(_ value: Bool) {
         sqlite3_result_int(context, value ? 1 : 0)

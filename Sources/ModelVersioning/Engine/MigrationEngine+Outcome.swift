@@ -32,6 +32,13 @@ extension MigrationEngine {
         /// see <doc:FastPaths>). The bytes are the ones the tree gives.
         public var rewroteText: Bool
 
+        /// The outcome of an archive whose text was rewritten
+        /// (``MigrationEngine/rewriteText(_:)``): changed or not, its new
+        /// bytes when they are written.
+        package init(rewrittenText changed: Bool, data: Data? = nil) {
+            self.init(format: .json, rewroteText: true, changed: changed, data: data)
+        }
+
         /// An outcome that changed nothing yet.
         init(format: ArchiveFormat, rewroteText: Bool, changed: Bool = false, data: Data? = nil) {
             self.format = format

@@ -170,15 +170,30 @@ public struct MigrationEngine: Sendable {
         // The row's bytes are opened once for both the format and the rewrite.
         if let textRewrite,
             let rewritten = data.withUnsafeBytes({ raw in
-                ArchiveFormat.isJSON(raw) ? textRewrite.upgrade(bytes: raw) : nil
+                ArchiveFormat.isJSON(raw)
+                    ? textRewrite.upgrade(bytes: raw, writingUnchanged: writingUnchanged) { Data($0) } : nil
             })
         {
-            return Outcome(
-                format: .json, rewroteText: true, changed: rewritten.changed,
-                data: rewritten.changed || writingUnchanged ? rewritten.output : nil)
+            return Outcome(rewrittenText: rewritten.changed, data: rewritten.output)
         }
+        return try migrateTree(data, writingUnchanged: writingUnchanged)
+    }
+
+    /// The first half of ``migrate(_:writingUnchanged:)``, for a batch that has the archive's
+    /// bytes open and keeps new bytes in memory of their own (`upgrade --sqlite`): what the text
+    /// rewrite makes of them, with the new bytes when the archive changed; `nil` when the archive
+    /// takes the tree path (``migrateTree(_:writingUnchanged:)``). ``migrate(_:writingUnchanged:)``
+    /// is this, then that.
+    package func rewriteText(_ raw: UnsafeRawBufferPointer) -> (changed: Bool, output: ArchiveBytes?)? {
+        guard let textRewrite, ArchiveFormat.isJSON(raw) else { return nil }
+        return textRewrite.upgrade(bytes: raw, writingUnchanged: false) { ArchiveBytes(copying: $0) }
+    }
+
+    /// The second half of ``migrate(_:writingUnchanged:)``: the archive read, migrated and
+    /// written (for an archive ``rewriteText(_:)`` did not take).
+    package func migrateTree(_ data: Data, writingUnchanged: Bool = false) throws -> Outcome {
         do {
-            return try migrateTree(data, writingUnchanged: writingUnchanged)
+            return try readAndMigrate(data, writingUnchanged: writingUnchanged)
         } catch let error as ArchiveError {
             throw error
         } catch {
@@ -187,7 +202,7 @@ public struct MigrationEngine: Sendable {
     }
 
     /// The tree path of ``migrate(_:writingUnchanged:)``.
-    private func migrateTree(_ data: Data, writingUnchanged: Bool) throws -> Outcome {
+    private func readAndMigrate(_ data: Data, writingUnchanged: Bool) throws -> Outcome {
         // The readers take bytes indexed from 0 (a database row is a slice of its window's buffer).
         let bytes = data.startIndex == 0 ? data : Data(data)
         var document = try ArchiveDocument(data: bytes, options: options.readingOptions)

@@ -1,3 +1,4 @@
+import ArchiveFormats
 import Foundation
 import ModelVersioning
 import TestSupport
@@ -220,19 +221,22 @@ struct SQLiteWindowWriteTests {
 
     @Test("a window's writes with a repeated key are refused before the UPDATE runs")
     func repeatedKeysAmongWrites() {
-        let value = SQLiteValue.text(Self.upgraded(1))
+        let bytes = ArchiveBytes.copy(of: Self.upgraded(1))
         let byRowid = PendingWrites(byRowid: true, keyNames: ["id"])
-        #expect(byRowid.start([1, 2, 3].map { SQLiteColumn.Write(key: .rowid($0), value: value) }) == nil)
+        #expect(
+            byRowid.start([1, 2, 3].map { SQLiteColumn.Write(key: .rowid($0), bytes: bytes, isText: true) }) == nil)
         byRowid.finish()
-        #expect(byRowid.start([1, 2, 2].map { SQLiteColumn.Write(key: .rowid($0), value: value) }) == .rowid(2))
+        #expect(
+            byRowid.start([1, 2, 2].map { SQLiteColumn.Write(key: .rowid($0), bytes: bytes, isText: true) })
+                == .rowid(2))
         byRowid.finish()
         let byColumns = PendingWrites(byRowid: false, keyNames: ["a", "b"])
         let keys: [SQLiteColumn.Key] = [
             .columns([.integer(1), .text(Data("x".utf8))]), .columns([.integer(1), .text(Data("X".utf8))]),
             .columns([.integer(1), .text(Data("x".utf8))]),
         ]
-        #expect(byColumns.start(keys.prefix(2).map { SQLiteColumn.Write(key: $0, value: value) }) == nil)
+        #expect(byColumns.start(keys.prefix(2).map { SQLiteColumn.Write(key: $0, bytes: bytes, isText: true) }) == nil)
         byColumns.finish()
-        #expect(byColumns.start(keys.map { SQLiteColumn.Write(key: $0, value: value) }) == keys[0])
+        #expect(byColumns.start(keys.map { SQLiteColumn.Write(key: $0, bytes: bytes, isText: true) }) == keys[0])
     }
 }

@@ -91,16 +91,28 @@ package final class JSONTextRewrite: @unchecked Sendable {
     /// ``upgrade(_:)`` of the bytes in `raw`, for a caller that has them open already (each
     /// opening of a `Data` makes three run-time exclusivity checks in Foundation).
     package func upgrade(bytes raw: UnsafeRawBufferPointer) -> Outcome? {
+        upgrade(bytes: raw, writingUnchanged: true) { Data($0) }.map { Outcome(changed: $0, output: $1 ?? Data()) }
+    }
+
+    /// ``upgrade(bytes:)`` with the new bytes made by `output` (a store keeps them in memory of
+    /// its own rather than in `Data`), and only when the archive changed or `writingUnchanged`:
+    /// whether it changed, and its new bytes.
+    package func upgrade<Output>(
+        bytes raw: UnsafeRawBufferPointer, writingUnchanged: Bool, output: (UnsafeRawBufferPointer) -> Output
+    ) -> (changed: Bool, output: Output?)? {
         let workspace = takeWorkspace()
         defer { giveBack(workspace) }
         guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), !raw.isEmpty,
             raw.count <= limits.maxInputBytes
         else { return nil }
         let text = JSONText(bytes: base, end: raw.count)
-        if base[0] == UInt8(ascii: "{"), let outcome = rewrite(text, flat: true, workspace: workspace) {
-            return outcome
+        if base[0] == UInt8(ascii: "{"),
+            let result = rewrite(
+                text, flat: true, workspace: workspace, writingUnchanged: writingUnchanged, output: output)
+        {
+            return result
         }
-        return rewrite(text, flat: false, workspace: workspace)
+        return rewrite(text, flat: false, workspace: workspace, writingUnchanged: writingUnchanged, output: output)
     }
 
     /// ``upgrade(_:)`` one way only (`flat`: the flat objects' pass, else the structural walk), for
@@ -112,7 +124,9 @@ package final class JSONTextRewrite: @unchecked Sendable {
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), !raw.isEmpty,
                 raw.count <= limits.maxInputBytes
             else { return nil }
-            return rewrite(JSONText(bytes: base, end: raw.count), flat: flat, workspace: workspace)
+            return rewrite(
+                JSONText(bytes: base, end: raw.count), flat: flat, workspace: workspace, writingUnchanged: true
+            ) { Data($0) }.map { Outcome(changed: $0, output: $1 ?? Data()) }
         }
     }
 
@@ -124,7 +138,10 @@ package final class JSONTextRewrite: @unchecked Sendable {
     ///   of small models are such objects (a SQLite row, an NDJSON line); the walk takes the others,
     ///   after a pass that stops at the first thing it does not take.
     /// - else: the structural pass (``JSONStructure``), then the walk over it.
-    private func rewrite(_ text: JSONText, flat: Bool, workspace: Workspace) -> Outcome? {
+    private func rewrite<Output>(
+        _ text: JSONText, flat: Bool, workspace: Workspace, writingUnchanged: Bool,
+        output make: (UnsafeRawBufferPointer) -> Output
+    ) -> (changed: Bool, output: Output?)? {
         let structure: JSONStructure
         let pretty: Bool
         if flat {
@@ -165,11 +182,16 @@ package final class JSONTextRewrite: @unchecked Sendable {
         var output = rewriter.finish()
         if written && pretty { output.output.append(UInt8(ascii: "\n")) }
         // A copy of exactly the bytes written: the emitter's memory stays for the next one.
-        let outcome =
-            written && !output.output.allocationFailed
-            ? Outcome(changed: changed, output: output.output.copyData()) : nil
+        var result: (changed: Bool, output: Output?)?
+        if written && !output.output.allocationFailed {
+            result = (
+                changed,
+                changed || writingUnchanged
+                    ? output.output.withBytes(from: 0) { make(UnsafeRawBufferPointer($0)) } : nil
+            )
+        }
         workspace.keep(output)
-        return outcome
+        return result
     }
 
     // MARK: Workspaces
