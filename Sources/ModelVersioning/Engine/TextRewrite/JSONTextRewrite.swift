@@ -311,6 +311,15 @@ package final class JSONTextRewrite: @unchecked Sendable {
         let dropped: [Int]
         /// How deep the dictionaries it makes nest below the object (0 without any).
         let madeDepth: Int
+        /// The upgraded object as compact JSON writes it, but for its archived fields: runs of
+        /// bytes (its braces, stamp, keys, commas, added constants), the `n`th ending at
+        /// `compactRunEnds[n]` and followed by archived field `compactFields[n]` (written
+        /// `compactFieldDepths[n]` dictionaries deep), or by nothing (-1) after the last. One
+        /// copy per run instead of an operation per key, comma and constant.
+        let compactBytes: [UInt8]
+        let compactRunEnds: [Int]
+        let compactFields: [Int]
+        let compactFieldDepths: [Int]
 
         /// `nil` when a rule adds a double that is not finite: archive markup spells it as a
         /// tagged value (`{"$double": "inf"}`), whose layout the tree writer works out from the
@@ -354,6 +363,51 @@ package final class JSONTextRewrite: @unchecked Sendable {
             self.constants = constants
             self.dropped = upgrade.fields.droppedFields(of: fieldCount)
             self.madeDepth = madeDepth
+            // What `writeUpgraded` and `write(_:from:level:)` write without pretty-printing.
+            var bytes = [UInt8(ascii: "{")] + compactStamp
+            var runEnds: [Int] = []
+            var fields: [Int] = []
+            var depths: [Int] = []
+            var first = false
+            var depth = 0
+            var constantWriter = JSONWriter.Emitter(
+                options: ArchiveWritingOptions(prettyPrinted: false, markup: .archive), capacity: 64)
+            for operation in operations {
+                switch operation {
+                case .key(let start, let length):
+                    if !first { bytes.append(UInt8(ascii: ",")) }
+                    first = false
+                    bytes += keys[start..<(start + length)]
+                case .field(let index):
+                    runEnds.append(bytes.count)
+                    fields.append(index)
+                    depths.append(depth)
+                case .constant(let index):
+                    // A scalar: its spelling does not depend on where it is written.
+                    constantWriter.restart(prettyPrinted: false)
+                    guard (try? constantWriter.write(constants[index], isTopLevel: false)) != nil,
+                        !constantWriter.output.allocationFailed
+                    else { return nil }
+                    bytes += constantWriter.output.withBytes(from: 0) { Array($0) }
+                case .open:
+                    bytes.append(UInt8(ascii: "{"))
+                    first = true
+                    depth += 1
+                case .close:
+                    bytes.append(UInt8(ascii: "}"))
+                    depth -= 1
+                case .empty:
+                    bytes += [UInt8(ascii: "{"), UInt8(ascii: "}")]
+                }
+            }
+            bytes.append(UInt8(ascii: "}"))
+            runEnds.append(bytes.count)
+            fields.append(-1)
+            depths.append(0)
+            compactBytes = bytes
+            compactRunEnds = runEnds
+            compactFields = fields
+            compactFieldDepths = depths
         }
     }
 
@@ -594,6 +648,10 @@ package final class JSONTextRewrite: @unchecked Sendable {
                 try checkDropped(members[base &+ index], level: level &+ 1)
             }
             changed = true
+            guard emitter.pretty else {
+                try writeCompact(upgrade, from: base, level: level)
+                return
+            }
             emitter.output.append(UInt8(ascii: "{"))
             emitter.writeTypeAndVersion(
                 upgrade.compactStamp, typeName: upgrade.typeName, version: upgrade.version, level: level &+ 1)
@@ -626,8 +684,38 @@ package final class JSONTextRewrite: @unchecked Sendable {
             try writeValue(offset: member.value, ordinal: member.ordinal, level: level &+ 1)
         }
 
+        /// Writes the object `upgrade` upgraded without pretty-printing (its archived fields are
+        /// the members from `base` on), inside `level` open containers: its runs of bytes, and
+        /// after each its archived field.
+        private mutating func writeCompact(_ upgrade: Upgrade, from base: Int, level: Int) throws {
+            try upgrade.compactBytes.withUnsafeBufferPointer { bytes in
+                try upgrade.compactRunEnds.withUnsafeBufferPointer { runEnds in
+                    try upgrade.compactFields.withUnsafeBufferPointer { fields in
+                        var start = 0
+                        for run in 0..<runEnds.count {
+                            let end = runEnds[run]
+                            emitter.output.append(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                            start = end
+                            let field = fields[run]
+                            guard field >= 0 else { break }
+                            let member = members[base &+ field]
+                            if member.verbatimEnd >= 0 {
+                                emitter.output.append(
+                                    UnsafeBufferPointer(
+                                        start: text.bytes + member.value, count: member.verbatimEnd &- member.value))
+                            } else {
+                                try writeValue(
+                                    offset: member.value, ordinal: member.ordinal,
+                                    level: level &+ upgrade.compactFieldDepths[run] &+ 1)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
         /// Writes the members of an object `upgrade` upgraded (its archived fields are the members
-        /// from `base` on), after its markup, inside `level` open containers.
+        /// from `base` on), after its markup, inside `level` open containers (pretty-printed).
         private mutating func write(_ upgrade: Upgrade, from base: Int, level objectLevel: Int) throws {
             var level = objectLevel
             // Whether the next member is its container's first (the object's follow its markup).
