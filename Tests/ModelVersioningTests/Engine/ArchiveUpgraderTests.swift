@@ -144,31 +144,17 @@ struct ArchiveUpgraderTests {
         let text = #"{"$type":"Shape","$version":1,"id":1,"name":"abcdef","x":1,"y":2,"tags":[["a"],["b","c"]]}"#
         let data = Data(text.utf8)
         #expect(JSONTextRewrite(catalog: catalog, limits: .default).upgrade(data, flat: true) != nil)
+        let edges: [(WritableKeyPath<ArchiveLimits, Int>, [Int])] = [
+            (\.maxDepth, [3, 5, 6, 7, 8]), (\.maxStringLength, [2, 5, 6]), (\.maxCollectionCount, [1, 2, 6, 7]),
+            (\.maxObjectCount, [5, 12, 13]), (\.maxInputBytes, [text.utf8.count - 1, text.utf8.count]),
+        ]
         var variants: [ArchiveLimits] = []
-        for value in [3, 5, 6, 7, 8] {
-            var limits = ArchiveLimits.default
-            limits.maxDepth = value
-            variants.append(limits)
-        }
-        for value in [2, 5, 6] {
-            var limits = ArchiveLimits.default
-            limits.maxStringLength = value
-            variants.append(limits)
-        }
-        for value in [1, 2, 6, 7] {
-            var limits = ArchiveLimits.default
-            limits.maxCollectionCount = value
-            variants.append(limits)
-        }
-        for value in [5, 12, 13] {
-            var limits = ArchiveLimits.default
-            limits.maxObjectCount = value
-            variants.append(limits)
-        }
-        for value in [text.utf8.count - 1, text.utf8.count] {
-            var limits = ArchiveLimits.default
-            limits.maxInputBytes = value
-            variants.append(limits)
+        for (limit, values) in edges {
+            for value in values {
+                var limits = ArchiveLimits.default
+                limits[keyPath: limit] = value
+                variants.append(limits)
+            }
         }
         var refusedByBoth = 0
         for limits in variants {

@@ -698,19 +698,22 @@ package final class JSONTextRewrite: @unchecked Sendable {
                             start = end
                             let field = fields[run]
                             guard field >= 0 else { break }
-                            let member = members[base &+ field]
-                            if member.verbatimEnd >= 0 {
-                                emitter.output.append(
-                                    UnsafeBufferPointer(
-                                        start: text.bytes + member.value, count: member.verbatimEnd &- member.value))
-                            } else {
-                                try writeValue(
-                                    offset: member.value, ordinal: member.ordinal,
-                                    level: level &+ upgrade.compactFieldDepths[run] &+ 1)
-                            }
+                            try writeField(members[base &+ field], level: level &+ upgrade.compactFieldDepths[run] &+ 1)
                         }
                     }
                 }
+            }
+        }
+
+        /// Writes an archived field's value, `level` containers deep: a copy of its bytes when the
+        /// writer spells it so (a flat object's pass says), else through the writer.
+        @inline(__always)
+        private mutating func writeField(_ member: Member, level: Int) throws {
+            if member.verbatimEnd >= 0 {
+                emitter.output.append(
+                    UnsafeBufferPointer(start: text.bytes + member.value, count: member.verbatimEnd &- member.value))
+            } else {
+                try writeValue(offset: member.value, ordinal: member.ordinal, level: level)
             }
         }
 
@@ -730,14 +733,7 @@ package final class JSONTextRewrite: @unchecked Sendable {
                             emitter.newline(level &+ 1)
                             emitter.writeEncodedKey(UnsafeBufferPointer(rebasing: keys[start..<(start &+ length)]))
                         case .field(let field):
-                            let member = members[base &+ field]
-                            if member.verbatimEnd >= 0 {
-                                emitter.output.append(
-                                    UnsafeBufferPointer(
-                                        start: text.bytes + member.value, count: member.verbatimEnd &- member.value))
-                            } else {
-                                try writeValue(offset: member.value, ordinal: member.ordinal, level: level &+ 1)
-                            }
+                            try writeField(members[base &+ field], level: level &+ 1)
                         case .constant(let index):
                             try emitter.write(upgrade.constants[index], isTopLevel: false)
                         case .open:
