@@ -118,7 +118,11 @@ struct ArchiveUpgraderTests {
         let flat = rewriter.upgrade(data, flat: true)
         let walked = rewriter.upgrade(data, flat: false)
         #expect((flat != nil) == taken)
-        if let flat { #expect(flat == walked) }
+        if let flat {
+            #expect(flat == walked)
+            // And the tree path's bytes (a trailing newline included: compact output has none).
+            #expect(KeyMovingArchives.treePath(data, catalog: catalog)?.output == flat.output)
+        }
         // Whichever way runs, the upgrade is the walk's.
         #expect(rewriter.upgrade(data) == walked)
     }
