@@ -106,7 +106,8 @@ package final class JSONTextRewrite: @unchecked Sendable {
             raw.count <= limits.maxInputBytes
         else { return nil }
         let text = JSONText(bytes: base, end: raw.count)
-        if base[0] == UInt8(ascii: "{"),
+        // A flat object starts `{"$type":"` (a pretty-printed archive does not even try).
+        if raw.count > 1, base[0] == UInt8(ascii: "{"), base[1] == UInt8(ascii: "\""),
             let result = rewrite(
                 text, flat: true, workspace: workspace, writingUnchanged: writingUnchanged, output: output)
         {
