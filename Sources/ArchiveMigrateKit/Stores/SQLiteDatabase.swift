@@ -256,33 +256,6 @@ struct SQLiteFunctionCall {
         }
     }
 
-    /// Sets the result to `value` (SQLite copies text and blob bytes).
-    func setResult(_ value: SQLiteValue) {
-        switch value {
-        case .null: sqlite3_result_null(context)
-        case .integer(let number): sqlite3_result_int64(context, number)
-        case .real(let number): sqlite3_result_double(context, number)
-        case .text(let bytes):
-            bytes.withUnsafeBytes { buffer in
-                if let base = buffer.baseAddress, !buffer.isEmpty {
-                    sqlite3_result_text64(
-                        context, base.assumingMemoryBound(to: CChar.self), UInt64(buffer.count), sqliteTransient,
-                        UInt8(SQLITE_UTF8))
-                } else {
-                    sqlite3_result_text(context, "", 0, sqliteTransient)
-                }
-            }
-        case .blob(let bytes):
-            bytes.withUnsafeBytes { buffer in
-                if let base = buffer.baseAddress, !buffer.isEmpty {
-                    sqlite3_result_blob64(context, base, UInt64(buffer.count), sqliteTransient)
-                } else {
-                    sqlite3_result_zeroblob(context, 0)
-                }
-            }
-        }
-    }
-
     /// Sets the result to `bytes` as TEXT or a BLOB (SQLite copies them).
     func setResult(bytes: ArchiveBytes, isText: Bool) {
         bytes.withUnsafeBytes { buffer in

@@ -168,12 +168,9 @@ public struct MigrationEngine: Sendable {
     ///   step and path), what writing the way down throws, and what the format's writer throws.
     public func migrate(_ data: Data, writingUnchanged: Bool = false) throws -> Outcome {
         // The row's bytes are opened once for both the format and the rewrite.
-        if let textRewrite,
-            let rewritten = data.withUnsafeBytes({ raw in
-                ArchiveFormat.isJSON(raw)
-                    ? textRewrite.upgrade(bytes: raw, writingUnchanged: writingUnchanged) { Data($0) } : nil
-            })
-        {
+        if let rewritten = data.withUnsafeBytes({ raw in
+            rewriteText(raw, writingUnchanged: writingUnchanged) { Data($0) }
+        }) {
             return Outcome(rewrittenText: rewritten.changed, data: rewritten.output)
         }
         return try migrateTree(data, writingUnchanged: writingUnchanged)
@@ -185,8 +182,17 @@ public struct MigrationEngine: Sendable {
     /// takes the tree path (``migrateTree(_:writingUnchanged:)``). ``migrate(_:writingUnchanged:)``
     /// is this, then that.
     package func rewriteText(_ raw: UnsafeRawBufferPointer) -> (changed: Bool, output: ArchiveBytes?)? {
+        rewriteText(raw, writingUnchanged: false) { ArchiveBytes(copying: $0) }
+    }
+
+    /// The text rewrite of a JSON archive, its new bytes made by `output`: generic inside the
+    /// module only, where each use is specialised (called across modules, a generic entry looked
+    /// up the runtime metadata of its result on every archive).
+    private func rewriteText<Output>(
+        _ raw: UnsafeRawBufferPointer, writingUnchanged: Bool, output: (UnsafeRawBufferPointer) -> Output
+    ) -> (changed: Bool, output: Output?)? {
         guard let textRewrite, ArchiveFormat.isJSON(raw) else { return nil }
-        return textRewrite.upgrade(bytes: raw, writingUnchanged: false) { ArchiveBytes(copying: $0) }
+        return textRewrite.upgrade(bytes: raw, writingUnchanged: writingUnchanged, output: output)
     }
 
     /// The second half of ``migrate(_:writingUnchanged:)``: the archive read, migrated and

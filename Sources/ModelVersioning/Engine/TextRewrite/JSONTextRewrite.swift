@@ -85,20 +85,36 @@ package final class JSONTextRewrite: @unchecked Sendable {
     /// Never throws and never traps: whatever is wrong with `data` is for the tree path to
     /// report.
     package func upgrade(_ data: Data) -> Outcome? {
-        data.withUnsafeBytes { raw in upgrade(bytes: raw) }
+        upgrade(data, onlyFlat: nil)
     }
 
-    /// ``upgrade(_:)`` of the bytes in `raw`, for a caller that has them open already (each
-    /// opening of a `Data` makes three run-time exclusivity checks in Foundation).
-    package func upgrade(bytes raw: UnsafeRawBufferPointer) -> Outcome? {
-        upgrade(bytes: raw, writingUnchanged: true) { Data($0) }.map { Outcome(changed: $0, output: $1 ?? Data()) }
+    /// ``upgrade(_:)`` one way only (`flat`: the flat objects' pass, else the structural walk), for
+    /// the tests that hold the two ways to the same bytes.
+    func upgrade(_ data: Data, flat: Bool) -> Outcome? {
+        upgrade(data, onlyFlat: flat)
     }
 
-    /// ``upgrade(bytes:)`` with the new bytes made by `output` (a store keeps them in memory of
-    /// its own rather than in `Data`), and only when the archive changed or `writingUnchanged`:
-    /// whether it changed, and its new bytes.
+    private func upgrade(_ data: Data, onlyFlat: Bool?) -> Outcome? {
+        data.withUnsafeBytes { raw in
+            upgrade(bytes: raw, writingUnchanged: true, onlyFlat: onlyFlat) { Data($0) }
+        }.map { Outcome(changed: $0, output: $1 ?? Data()) }
+    }
+
+    /// The bytes in `raw` upgraded, for a caller that has them open already (each opening of a
+    /// `Data` makes three run-time exclusivity checks in Foundation), with the new bytes made by
+    /// `output` (a store keeps them in memory of its own rather than in `Data`) and only when the
+    /// archive changed or `writingUnchanged`: whether it changed, and its new bytes; `nil` when
+    /// the tree path must take it.
     package func upgrade<Output>(
         bytes raw: UnsafeRawBufferPointer, writingUnchanged: Bool, output: (UnsafeRawBufferPointer) -> Output
+    ) -> (changed: Bool, output: Output?)? {
+        upgrade(bytes: raw, writingUnchanged: writingUnchanged, onlyFlat: nil, output: output)
+    }
+
+    /// The flat objects' pass, then the structural walk (`onlyFlat` `nil`), or one of them.
+    private func upgrade<Output>(
+        bytes raw: UnsafeRawBufferPointer, writingUnchanged: Bool, onlyFlat: Bool?,
+        output: (UnsafeRawBufferPointer) -> Output
     ) -> (changed: Bool, output: Output?)? {
         let workspace = takeWorkspace()
         defer { giveBack(workspace) }
@@ -106,6 +122,10 @@ package final class JSONTextRewrite: @unchecked Sendable {
             raw.count <= limits.maxInputBytes
         else { return nil }
         let text = JSONText(bytes: base, end: raw.count)
+        if let onlyFlat {
+            return rewrite(
+                text, flat: onlyFlat, workspace: workspace, writingUnchanged: writingUnchanged, output: output)
+        }
         // A flat object starts `{"$type":"` (a pretty-printed archive does not even try).
         if raw.count > 1, base[0] == UInt8(ascii: "{"), base[1] == UInt8(ascii: "\""),
             let result = rewrite(
@@ -114,21 +134,6 @@ package final class JSONTextRewrite: @unchecked Sendable {
             return result
         }
         return rewrite(text, flat: false, workspace: workspace, writingUnchanged: writingUnchanged, output: output)
-    }
-
-    /// ``upgrade(_:)`` one way only (`flat`: the flat objects' pass, else the structural walk), for
-    /// the tests that hold the two ways to the same bytes.
-    func upgrade(_ data: Data, flat: Bool) -> Outcome? {
-        data.withUnsafeBytes { raw in
-            let workspace = takeWorkspace()
-            defer { giveBack(workspace) }
-            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), !raw.isEmpty,
-                raw.count <= limits.maxInputBytes
-            else { return nil }
-            return rewrite(
-                JSONText(bytes: base, end: raw.count), flat: flat, workspace: workspace, writingUnchanged: true
-            ) { Data($0) }.map { Outcome(changed: $0, output: $1 ?? Data()) }
-        }
     }
 
     /// The text upgraded in one of two ways, `nil` when that way cannot take it:
