@@ -342,6 +342,38 @@ struct MigrationEngineRewriteTests {
         return try MigrationEngine(catalog: catalog, options: options)
     }
 
+    @Test(
+        "a store's two halves of the engine (rewriteText, then migrateTree) give migrate's answer, archive by archive")
+    func storeHalvesGiveMigratesAnswer() throws {
+        let catalog = try KeyMovingArchives.catalog()
+        let engine = try Self.engine(catalog, reporting: .none)
+        var generator = ArchiveTextGenerator(seed: 0x5EED_0004, singleLine: true)
+        var rewritten = 0
+        var throughTheTree = 0
+        for _ in 0..<1500 {
+            let data = Data(generator.document().utf8)
+            let whole = Result { try engine.migrate(data) }
+            if let half = data.withUnsafeBytes({ engine.rewriteText($0) }) {
+                rewritten += 1
+                let outcome = try whole.get()
+                #expect(outcome.rewroteText && outcome.changed == half.changed)
+                #expect(outcome.data == half.output?.data)
+            } else {
+                throughTheTree += 1
+                let tree = Result { try engine.migrateTree(data) }
+                switch (whole, tree) {
+                case (.success(let outcome), .success(let other)):
+                    #expect(!outcome.rewroteText && outcome.changed == other.changed && outcome.data == other.data)
+                case (.failure(let error), .failure(let other)):
+                    #expect("\(error)" == "\(other)")
+                default:
+                    Issue.record("migrate and migrateTree disagree on \(String(decoding: data, as: UTF8.self))")
+                }
+            }
+        }
+        #expect(rewritten > 300 && throughTheTree > 100, "rewritten \(rewritten), tree \(throughTheTree)")
+    }
+
     @Test("an archive's text is rewritten only when no report is asked for, to the tree path's bytes")
     func rewritesWithoutReports() throws {
         let catalog = try KeyMovingArchives.catalog()
