@@ -76,6 +76,33 @@ struct JSONFormatTests {
 
     // MARK: - Reading values
 
+    @Test("the flat objects' pass reads the fields of its own example")
+    func flatObjectExample() {
+        let archive = Array(#"{"$type":"Shape","$version":1,"id":7,"name":"a\n","tags":["a"]}"#.utf8)
+        archive.withUnsafeBufferPointer { bytes in
+            guard let base = bytes.baseAddress else {
+                Issue.record("no bytes")
+                return
+            }
+            var object = FlatJSONObject(
+                text: JSONText(bytes: base, end: bytes.count), limits: .default, maxArrayDepth: 8)
+            var recent = RecentTypeName()
+            let stamp = object.readStamp(recentType: &recent)
+            #expect(stamp?.typeName == "Shape" && stamp?.version == 1)
+            var fields: [JSONMemberSpan] = []
+            let flat = object.readFields(into: &fields)
+            #expect(flat)
+            let keys = fields.map { String(decoding: bytes[$0.keyStart..<($0.keyStart + $0.keyLength)], as: UTF8.self) }
+            #expect(keys == ["id", "name", "tags"])
+            let copied = fields.map { field in
+                field.verbatimEnd < 0 ? nil : String(decoding: bytes[field.value..<field.verbatimEnd], as: UTF8.self)
+            }
+            #expect(copied == ["7", nil, #"["a"]"#])
+        }
+        let bytes = ArchiveBytes.copy(of: Data(#"{"a":1}"#.utf8))
+        #expect(bytes.withUnsafeBytes { $0.first } == UInt8(ascii: "{") && bytes.data == Data(#"{"a":1}"#.utf8))
+    }
+
     @Test("telling JSON from its first key answers as format detection does")
     func isJSONAgreesWithDetect() {
         var inputs: [[UInt8]] = [

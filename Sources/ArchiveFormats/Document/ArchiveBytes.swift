@@ -8,8 +8,8 @@ import Foundation
 /// bytes are opened and freed without any.
 ///
 /// ```swift
-/// let bytes = ArchiveBytes(copying: UnsafeRawBufferPointer(start: pointer, count: 12))
-/// bytes.withUnsafeBytes { raw in sqlite3_result_text64(context, raw.baseAddress, …) }
+/// let bytes = ArchiveBytes.copy(of: Data(#"{"a":1}"#.utf8))
+/// let first = bytes.withUnsafeBytes { $0.first }  // UInt8(ascii: "{"), read in place
 /// let data = bytes.data  // a copy, for APIs that take `Data`
 /// ```
 package final class ArchiveBytes: @unchecked Sendable {

@@ -14,12 +14,19 @@ import Foundation
 /// (an escaped string, `1.50`).
 ///
 /// ```swift
-/// // {"$type":"Shape","$version":1,"id":7,"name":"a\n","tags":["a"]}
-/// var object = FlatJSONObject(text: text, limits: .default, maxArrayDepth: 8)
-/// let (name, version) = object.readStamp(recentType: &recent)!  // "Shape", 1
-/// var fields: [JSONMemberSpan] = []
-/// let flat = object.readFields(into: &fields)  // true: id (copied), name (escaped), tags (copied)
+/// let archive = Array(#"{"$type":"Shape","$version":1,"id":7,"name":"a\n","tags":["a"]}"#.utf8)
+/// archive.withUnsafeBufferPointer { bytes in
+///     guard let base = bytes.baseAddress else { return }
+///     var object = FlatJSONObject(text: JSONText(bytes: base, end: bytes.count), limits: .default, maxArrayDepth: 8)
+///     var recent = RecentTypeName()
+///     let stamp = object.readStamp(recentType: &recent)  // ("Shape", 1)
+///     var fields: [JSONMemberSpan] = []
+///     let flat = object.readFields(into: &fields)  // true
+///     // id and tags have a verbatim end (copied); name's is -1 (escaped: written by the writer)
+/// }
 /// ```
+///
+/// (The test *the flat objects' pass reads the fields of its own example* runs this.)
 package struct FlatJSONObject {
     let text: JSONText
     let maxStringLength: Int
