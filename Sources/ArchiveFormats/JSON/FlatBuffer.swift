@@ -53,6 +53,23 @@ package final class FlatBuffer<Element: BitwiseCopyable> {
         count &+= 1
     }
 
+    /// Appends `added` copies of `element`; returns the index of the first, or `nil` when memory
+    /// ran out (the buffer has then failed).
+    package func append(repeating element: Element, count added: Int) -> Int? {
+        let first = count
+        for _ in 0..<added { append(element) }
+        return failed ? nil : first
+    }
+
+    /// Replaces the element at `index`; `false`, changing nothing, when there is none there (the
+    /// buffer failed since the index was handed out, or it is past the end).
+    @inline(__always)
+    package func replace(at index: Int, with element: Element) -> Bool {
+        guard index >= 0, index < count else { return false }
+        base.unsafelyUnwrapped[index] = element
+        return true
+    }
+
     /// The last element, removed. The caller checks that there is one.
     @inline(__always)
     func removeLast() -> Element {

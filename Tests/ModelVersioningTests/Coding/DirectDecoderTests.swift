@@ -236,6 +236,60 @@ private struct DecHoard: VersionedModel, Equatable {
     static let archiveTypeName = "DecHoard"
 }
 
+/// Every container a ``DecCollected`` asked for, kept past its `init(from:)`.
+private final class DecCollectorBox: @unchecked Sendable {
+    var kept: [(count: Int, container: KeyedDecodingContainer<DecCollected.CodingKeys>)] = []
+    /// What the collection read again from every kept container, after all its items.
+    var rereads: [Int] = []
+    static let key = CodingUserInfoKey(rawValue: "collector")!
+}
+
+/// Keeps its container for good (the maker then makes a new box for each item, and lays the
+/// held ones aside to be closed when the run ends).
+private struct DecCollected: VersionedModel, Equatable {
+    var count: Int
+    static let archiveTypeName = "DecCollected"
+
+    enum CodingKeys: String, CodingKey {
+        case count
+    }
+
+    init(count: Int) {
+        self.count = count
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        count = try container.decode(Int.self, forKey: .count)
+        (decoder.userInfo[DecCollectorBox.key] as? DecCollectorBox)?.kept.append((count, container))
+    }
+}
+
+/// Reads its items, then every container they kept, still in the run.
+private struct DecCollection: VersionedModel, Equatable {
+    var items: [DecCollected]
+    var next: [DecCollection]
+    static let archiveTypeName = "DecCollection"
+
+    enum CodingKeys: String, CodingKey {
+        case items, next
+    }
+
+    init(items: [DecCollected], next: [DecCollection]) {
+        self.items = items
+        self.next = next
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        items = try container.decode([DecCollected].self, forKey: .items)
+        // The same type nested: its container is asked for while this one is in use.
+        next = try container.decode([DecCollection].self, forKey: .next)
+        guard let box = decoder.userInfo[DecCollectorBox.key] as? DecCollectorBox else { return }
+        box.rereads = try box.kept.map { try $0.container.decode(Int.self, forKey: .count) }
+    }
+}
+
 private struct DecLibrary: VersionedModel, Equatable {
     var items: [DecItem]
     var holders: [String: DecHolder]
@@ -600,11 +654,38 @@ struct DirectDecoderTests {
         // it again and must have found that element's count.
         let expected = (0..<59).filter { $0 % 3 != 0 }
         #expect(box.rereads == expected)
-        // The last element kept its container, which holds the decoder (by hand, through its
-        // object); dropping it frees the decoder: no cycle through the spare objects either.
-        #expect(box.kept != nil && box.decoder != nil)
-        box.kept = nil
+        // The last element kept its container. The run closed it when it ended: it holds
+        // nothing (the decoder is gone already: no cycle through the spare objects or the
+        // containers models kept) and reads nothing.
+        #expect(box.kept != nil)
         #expect(box.decoder == nil)
+        #expect(throws: (any Error).self) { try box.kept?.decode(Int.self, forKey: .count) }
+        #expect(box.kept?.contains(.count) == false)
+    }
+
+    @Test("containers a model keeps read their own object for the whole run, and nothing after it")
+    func keptForGood() throws {
+        // 200 kept containers: the held boxes are laid aside and swept many times over, and the
+        // collections nest 30 deep, each asking for its container while its parent's is in use.
+        var collection = DecCollection(items: (0..<200).map(DecCollected.init), next: [])
+        for depth in 1...20 {
+            collection = DecCollection(items: [DecCollected(count: 1000 + depth)], next: [collection])
+        }
+        let data = try ArchiveEncoder().encode(collection)
+        let box = DecCollectorBox()
+        var options = DecodingOptions()
+        options.userInfo[DecCollectorBox.key] = box
+        let decoder = ArchiveDecoder(
+            registry: try ModelRegistry([DecCollection.self, DecCollected.self]), options: options)
+        let streamed = try #require(DirectJSONDecoder.decode(DecCollection.self, from: data, with: decoder))
+        #expect(streamed == collection)
+        // The outermost collection read last: every container kept in the run read its own count.
+        #expect(box.kept.count == 220)
+        #expect(box.rereads == box.kept.map(\.count))
+        // After the run, every one of them was closed.
+        for (_, container) in box.kept {
+            #expect(throws: (any Error).self) { try container.decode(Int.self, forKey: .count) }
+        }
     }
 
     @Test("excluded keys read as absent; an allow-listed model key decodes its type")

@@ -29,6 +29,10 @@ final class DirectDecodingSession {
     /// array of models of one shape then allocates its objects once.
     @exclusivity(unchecked) private var spareObjects = MoveStack<DirectObject>(initialCapacity: 16)
     private static let maxSpareObjects = 16
+    /// The room every object is made with at least, so that any spare one serves any object of
+    /// up to this many members (an upgrade's archived object, its upgraded one and the
+    /// dictionaries it makes differ in size): 16 bytes a member.
+    static let pooledCapacity = 16
     /// The makers of the keyed containers, by key type.
     @exclusivity(unchecked) var keyedContainerMakers = KeyedContainerMakers()
     /// Upgrades by moving keys (``DirectMigration``): the ones objects were last upgraded
@@ -155,22 +159,31 @@ final class DirectDecodingSession {
     /// spare one when it has the room, a new one otherwise.
     @inline(__always)
     func makeObject(capacity: Int, keys: UnsafePointer<UInt8>) -> DirectObject {
-        if spareObjects.count > 0, spareObjects.lastAddress.pointee.state.pointee.capacity >= capacity {
+        // Every spare has room for ``pooledCapacity`` members.
+        if capacity <= Self.pooledCapacity, spareObjects.count > 0 {
             // Emptied when it was recycled.
             let object = spareObjects.removeLast()
             object.state.pointee.keys = keys
             return object
         }
-        return DirectObject.make(capacity: capacity, keys: keys)
+        return DirectObject.make(capacity: Swift.max(capacity, Self.pooledCapacity), keys: keys)
     }
 
     /// Keeps `object`, which nothing else holds, for ``makeObject(capacity:keys:)``. Its header
     /// is emptied now: it holds the decoder, which holds this session.
     @inline(__always)
     func recycle(_ object: consuming DirectObject) {
-        guard spareObjects.count < Self.maxSpareObjects else { return }
+        guard spareObjects.count < Self.maxSpareObjects, object.state.pointee.capacity >= Self.pooledCapacity else {
+            return
+        }
         object.reset(keys: text.bytes)
         spareObjects.append(object)
+    }
+
+    /// Lets go of the spare objects (each holds the decoder it last served, which holds this
+    /// session): the run calls it when it ends.
+    func releaseSpareObjects() {
+        while spareObjects.count > 0 { _ = spareObjects.removeLast() }
     }
 
     /// Reads the keys of the object `value` once: its markup (`$type`, `$version`; `$archive`
@@ -221,11 +234,14 @@ final class DirectDecodingSession {
             }
         }
         if sawVersion && typeName == nil { throw unsupported() }
-        guard !object.hasDuplicateKey() else { throw unsupported() }
         markRead(value.ordinal)
         if let typeName, needsUpgrade(typeName, version) {
-            return try upgraded(object, typeName: typeName, version: version, depth: depth)
+            // The upgrade checks the keys: the ones it was laid out for are all different.
+            let upgraded = try upgraded(object, typeName: typeName, version: version, depth: depth)
+            recycle(object)
+            return upgraded
         }
+        guard !object.hasDuplicateKey() else { throw unsupported() }
         // Up to date, but holding a key the last step moves away: the pass checks the layout.
         if typeName != nil && object.holdsLastStepSource(recentType) { throw unsupported() }
         state.pointee.typeName = typeName

@@ -4,38 +4,60 @@ import Foundation
 /// (excluded keys read as absent, allow lists per key, absent-key values) over an object's
 /// members in the text. What it cannot answer ends the run.
 struct DirectKeyedDecodingContainer<Key: CodingKey>: MadeKeyedDecodingContainer {
-    private(set) var object: DirectObject
+    /// The object read, held by a retain of the container's own, taken when it is made or
+    /// refilled and given back by ``reuse(_:)`` and ``close()``; `nil` once closed. Not a strong
+    /// reference: the standard library's box copies the container on every call through it, a
+    /// retain and a release each time a model decodes a key (21 of them per object of the
+    /// benchmark's shapes). The maker closes every container it made when the run ends
+    /// (``KeyedDecodingContainerMaker/close()``), the ones models kept too.
+    private var held: Unmanaged<DirectObject>?
 
     /// A container over `object`, whose header ``DirectObject/attach(to:model:allowed:depth:)``
     /// has set.
     init(parts object: consuming DirectObject) {
-        self.object = object
+        held = .passRetained(object)
     }
 
     /// Reads `object` from now on, the container kept in its maker's spare box (see
     /// ``SpareBox``); returns the object it read before.
     @inline(__always)
-    mutating func reuse(_ object: consuming DirectObject) -> DirectObject {
-        swap(&self.object, &object)
-        return object
+    mutating func reuse(_ object: consuming DirectObject) -> DirectObject? {
+        let previous = held?.takeRetainedValue()
+        held = .passRetained(object)
+        return previous
     }
 
-    /// Calls `body` with the object's decoder (set by `attach`). The object holds it and this
-    /// container holds the object, so it is lent without a retain: the read paths use this.
+    /// Lets go of the object: every later call ends the run or answers as for an empty object.
+    mutating func close() {
+        held?.release()
+        held = nil
+    }
+
+    /// Calls `body` with the object and its decoder (set by `attach`), lent without a retain:
+    /// this container holds the object, and the object its decoder. A closed container ends the
+    /// run.
     @inline(__always)
-    private func withDecoder<Result>(_ body: (DirectJSONDecoder) throws -> Result) rethrows -> Result {
-        try object.state.pointee.decoder.unsafelyUnwrapped._withUnsafeGuaranteedRef(body)
+    private func withParts<Result>(_ body: (DirectObject, DirectJSONDecoder) throws -> Result) throws -> Result {
+        guard let held else { throw DirectJSONDecoder.Unsupported() }
+        return try held._withUnsafeGuaranteedRef { object in
+            try object.state.pointee.decoder.unsafelyUnwrapped._withUnsafeGuaranteedRef { try body(object, $0) }
+        }
     }
 
-    /// The object's decoder, for the paths off the hot one.
-    private var decoder: DirectJSONDecoder { object.state.pointee.decoder.unsafelyUnwrapped.takeUnretainedValue() }
-    private var model: ModelInfo? { object.state.pointee.model }
-    private var depth: Int { object.state.pointee.depth }
+    /// The object and its decoder, for the paths off the hot one; `nil` once closed.
+    private var parts: (object: DirectObject, decoder: DirectJSONDecoder)? {
+        guard let object = held?.takeUnretainedValue() else { return nil }
+        return (object, object.state.pointee.decoder.unsafelyUnwrapped.takeUnretainedValue())
+    }
 
-    var codingPath: [any CodingKey] { decoder.codingPath(depth: depth) }
+    var codingPath: [any CodingKey] {
+        guard let (object, decoder) = parts else { return [] }
+        return decoder.codingPath(depth: object.state.pointee.depth)
+    }
 
     var allKeys: [Key] {
-        guard decoder.session.isOpen else { return [] }
+        guard let (object, decoder) = parts, decoder.session.isOpen else { return [] }
+        let model = object.state.pointee.model?.takeUnretainedValue()
         return object.keys.compactMap { name in
             guard model?.behavior(forKey: name) != .excluded else { return nil }
             return Key(stringValue: name)
@@ -44,15 +66,23 @@ struct DirectKeyedDecodingContainer<Key: CodingKey>: MadeKeyedDecodingContainer 
 
     /// The value under `key`, or `nil` when absent or excluded.
     @inline(__always)
-    private func lookup(_ key: Key, _ decoder: DirectJSONDecoder) -> DirectJSONDecoder.ValueRef? {
-        lookup(named: key.stringValue, decoder)
+    private func lookup(_ key: Key, _ object: DirectObject, _ decoder: DirectJSONDecoder)
+        -> DirectJSONDecoder.ValueRef?
+    {
+        lookup(named: key.stringValue, object, decoder)
     }
 
     /// The value under the key spelled `name`, or `nil` when absent or excluded.
     @inline(__always)
-    private func lookup(named name: String, _ decoder: DirectJSONDecoder) -> DirectJSONDecoder.ValueRef? {
+    private func lookup(named name: String, _ object: DirectObject, _ decoder: DirectJSONDecoder)
+        -> DirectJSONDecoder.ValueRef?
+    {
         let state = object.state
-        if let model = state.pointee.model, !model.behaviors.isEmpty, model.behaviors[name] == .excluded { return nil }
+        if let model = state.pointee.model,
+            model._withUnsafeGuaranteedRef({ !$0.behaviors.isEmpty && $0.behaviors[name] == .excluded })
+        {
+            return nil
+        }
         guard decoder.session.isOpen else { return nil }
         // Keys are compared as bytes: a model key finds the archived key with exactly its
         // Unicode scalars, as in the tree decoder (every key here is plain ASCII).
@@ -60,43 +90,45 @@ struct DirectKeyedDecodingContainer<Key: CodingKey>: MadeKeyedDecodingContainer 
     }
 
     @inline(__always)
-    private func require(_ key: Key, _ decoder: DirectJSONDecoder) throws -> DirectJSONDecoder.ValueRef {
-        guard let value = lookup(key, decoder) else { throw decoder.unsupported() }
+    private func require(_ key: Key, _ object: DirectObject, _ decoder: DirectJSONDecoder) throws
+        -> DirectJSONDecoder.ValueRef
+    {
+        guard let value = lookup(key, object, decoder) else { throw decoder.unsupported() }
         return value
     }
 
     /// The allow list of the key spelled `name`.
-    private func allowList(named name: String) -> Set<String>? {
-        guard let model else { return object.state.pointee.allowed }
-        return model.allowedTypeNames.isEmpty ? nil : model.allowedTypeNames[name]
+    private func allowList(named name: String, _ object: DirectObject) -> Set<String>? {
+        guard let model = object.state.pointee.model else { return object.state.pointee.allowed }
+        return model._withUnsafeGuaranteedRef { $0.allowedTypeNames.isEmpty ? nil : $0.allowedTypeNames[name] }
     }
 
     func contains(_ key: Key) -> Bool {
-        withDecoder { lookup(key, $0) != nil }
+        (try? withParts { lookup(key, $0, $1) != nil }) ?? false
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        try withDecoder { $0.isNull(try require(key, $0)) }
+        try withParts { $1.isNull(try require(key, $0, $1)) }
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try withDecoder { try $0.bool(at: try require(key, $0)) }
+        try withParts { try $1.bool(at: try require(key, $0, $1)) }
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try withDecoder { try $0.string(at: try require(key, $0)) }
+        try withParts { try $1.string(at: try require(key, $0, $1)) }
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try withDecoder { try $0.double(at: try require(key, $0)) }
+        try withParts { try $1.double(at: try require(key, $0, $1)) }
     }
 
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try withDecoder { try $0.float(at: try require(key, $0)) }
+        try withParts { try $1.float(at: try require(key, $0, $1)) }
     }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try withDecoder { try $0.int(at: try require(key, $0)) }
+        try withParts { try $1.int(at: try require(key, $0, $1)) }
     }
 
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
@@ -110,22 +142,24 @@ struct DirectKeyedDecodingContainer<Key: CodingKey>: MadeKeyedDecodingContainer 
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
 
     private func integer<I: FixedWidthInteger>(_ key: Key) throws -> I {
-        try withDecoder { try $0.integer(at: try require(key, $0), as: I.self) }
+        try withParts { try $1.integer(at: try require(key, $0, $1), as: I.self) }
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try withDecoder { decoder in
+        try withParts { object, decoder in
             if T.self == UnknownFields.self { throw decoder.unsupported() }
             let name = key.stringValue
-            guard let value = lookup(named: name, decoder) else { return try valueForAbsentKey(T.self) }
-            return try decoder.decode(T.self, from: value, key: .key(name), allowed: allowList(named: name))
+            guard let value = lookup(named: name, object, decoder) else {
+                return try valueForAbsentKey(T.self, decoder)
+            }
+            return try decoder.decode(T.self, from: value, key: .key(name), allowed: allowList(named: name, object))
         }
     }
 
     /// Property wrappers that stand for an absent key, as in ``TreeKeyedDecodingContainer``.
     /// Apart, because naming `T?` makes the runtime look up its metadata on every call.
     @inline(never)
-    private func valueForAbsentKey<T: Decodable>(_ type: T.Type) throws -> T {
+    private func valueForAbsentKey<T: Decodable>(_ type: T.Type, _ decoder: DirectJSONDecoder) throws -> T {
         if let absent = T.self as? any AbsentKeyDecodable.Type, let value = absent.valueForAbsentKey() as? T {
             return value
         }
@@ -133,65 +167,70 @@ struct DirectKeyedDecodingContainer<Key: CodingKey>: MadeKeyedDecodingContainer 
     }
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try withDecoder { decoder in
-            guard let value = lookup(key, decoder), !decoder.isNull(value) else { return nil }
+        try withParts { object, decoder in
+            guard let value = lookup(key, object, decoder), !decoder.isNull(value) else { return nil }
             return try decoder.string(at: value)
         }
     }
 
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        try withDecoder { decoder in
-            guard let value = lookup(key, decoder), !decoder.isNull(value) else { return nil }
+        try withParts { object, decoder in
+            guard let value = lookup(key, object, decoder), !decoder.isNull(value) else { return nil }
             return try decoder.int(at: value)
         }
     }
 
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try withDecoder { decoder in
-            guard let value = lookup(key, decoder), !decoder.isNull(value) else { return nil }
+        try withParts { object, decoder in
+            guard let value = lookup(key, object, decoder), !decoder.isNull(value) else { return nil }
             return try decoder.double(at: value)
         }
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        try withDecoder { decoder in
-            guard let value = lookup(key, decoder), !decoder.isNull(value) else { return nil }
+        try withParts { object, decoder in
+            guard let value = lookup(key, object, decoder), !decoder.isNull(value) else { return nil }
             return try decoder.bool(at: value)
         }
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try withDecoder { decoder in
+        try withParts { object, decoder in
             if T.self == UnknownFields.self { throw decoder.unsupported() }
             let name = key.stringValue
-            guard let value = lookup(named: name, decoder), !decoder.isNull(value) else { return nil }
-            return try decoder.decode(T.self, from: value, key: .key(name), allowed: allowList(named: name))
+            guard let value = lookup(named: name, object, decoder), !decoder.isNull(value) else { return nil }
+            return try decoder.decode(T.self, from: value, key: .key(name), allowed: allowList(named: name, object))
         }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
         -> KeyedDecodingContainer<NestedKey>
     {
-        try withDecoder { decoder in
-            let value = try require(key, decoder)
-            return try decoder.nestedDecoder(value: value, key: .key(key.stringValue), depth: depth)
-                .container(keyedBy: NestedKey.self)
+        try withParts { object, decoder in
+            let value = try require(key, object, decoder)
+            return try decoder.nestedDecoder(
+                value: value, key: .key(key.stringValue), depth: object.state.pointee.depth
+            )
+            .container(keyedBy: NestedKey.self)
         }
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try withDecoder { decoder in
-            let value = try require(key, decoder)
-            return try decoder.nestedDecoder(value: value, key: .key(key.stringValue), depth: depth).unkeyedContainer()
+        try withParts { object, decoder in
+            let value = try require(key, object, decoder)
+            return try decoder.nestedDecoder(
+                value: value, key: .key(key.stringValue), depth: object.state.pointee.depth
+            )
+            .unkeyedContainer()
         }
     }
 
     func superDecoder() throws -> any Decoder {
-        throw decoder.unsupported()
+        try withParts { throw $1.unsupported() }
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        throw decoder.unsupported()
+        try withParts { throw $1.unsupported() }
     }
 }
 

@@ -52,7 +52,9 @@ final class DirectJSONDecoder: Decoder {
         var value: ValueRef
         /// The members of the value when it is an object, once read.
         var object: DirectObject?
-        var model: ModelInfo?
+        /// Not retained: the session's model cache holds every model's information for the run,
+        /// and the decoder holds the session.
+        var model: Unmanaged<ModelInfo>?
         var allowed: Set<String>?
     }
 
@@ -72,7 +74,7 @@ final class DirectJSONDecoder: Decoder {
     /// Decodes a `T` from `data` if the whole archive can be read this way; `nil` otherwise (the
     /// tree decoder then reads it).
     static func decode<T: Decodable>(_ type: T.Type, from data: Data, with decoder: ArchiveDecoder) -> T? {
-        guard decoder.options.document == nil else { return nil }
+        guard decoder.options.document == nil, containersCanBeClosed else { return nil }
         return data.withUnsafeBytes { raw -> T? in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), !raw.isEmpty else { return nil }
             let text = JSONText(bytes: base, end: raw.count)
@@ -91,6 +93,7 @@ final class DirectJSONDecoder: Decoder {
                     // makers' spare containers; and the bytes are gone after this call.
                     direct.releaseObjects()
                     session.keyedContainerMakers.removeAll()
+                    session.releaseSpareObjects()
                     session.isOpen = false
                 }
                 let value = try direct.unbox(root, as: T.self)
@@ -101,6 +104,20 @@ final class DirectJSONDecoder: Decoder {
             }
         }
     }
+
+    /// Whether the standard library's box keeps a keyed container where ``SpareBox`` expects it,
+    /// checked once: the makers close every container at the end of a run in its box
+    /// (``DirectKeyedDecodingContainer`` holds its object by hand). Where it does not, the tree
+    /// decoder reads every archive.
+    private static let containersCanBeClosed: Bool = {
+        let keys = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+        defer { keys.deallocate() }
+        var sample = DirectKeyedDecodingContainer<DictionaryCodingKey>(
+            parts: DirectObject.make(capacity: 0, keys: keys))
+        let container = KeyedDecodingContainer(copy sample)
+        defer { sample.close() }
+        return SpareBox.holds(KeyedDecodingContainerErasure<DictionaryCodingKey>.box(of: container), sample)
+    }()
 
     /// Whether an object needs the migration pass, on the bytes of its type name, as the
     /// structural pass asks it: it needs upgrading (`MigrationCatalog.needsUpgrade(typeName:version:)`),
@@ -211,8 +228,9 @@ final class DirectJSONDecoder: Decoder {
             // The object the spare container read before goes back to the session, as `pop()`
             // would have given it back had the spare not held it.
             SpareBox.update(box, as: DirectKeyedDecodingContainer<Key>.self) { container in
-                var previous = container.reuse(consume object)
-                if isKnownUniquelyReferenced(&previous) { session.recycle(previous) }
+                if var previous = container.reuse(consume object), isKnownUniquelyReferenced(&previous) {
+                    session.recycle(previous)
+                }
             }
             return maker.erased(box)
         }
@@ -356,7 +374,7 @@ final class DirectJSONDecoder: Decoder {
             guard allowed.contains(info.typeName) else { throw unsupported() }
             current.allowed = nil
         }
-        current.model = info
+        current.model = Unmanaged.passUnretained(info)
         var value = try T(from: self)
         try withUnsafeMutablePointer(to: &value) { try info.awaken(UnsafeMutableRawPointer($0)) }
         return value
@@ -497,14 +515,17 @@ extension Array where Element: Decodable {
     static func decodeElements(
         of array: DirectJSONDecoder.ValueRef, with decoder: DirectJSONDecoder, allowed: Set<String>?
     ) throws -> [Element] {
-        var result: [Element] = []
         var elements = decoder.session.elements(of: array)
-        result.reserveCapacity(elements.count)
-        var index = 0
-        while let element = elements.next() {
-            result.append(try decoder.decode(Element.self, from: element, key: .index(index), allowed: allowed))
-            index &+= 1
+        // Each element is decoded into its place: in this unspecialized code, `append` copies
+        // the decoded value and destroys the original (a retain and a release per reference in
+        // it).
+        return try [Element](unsafeUninitializedCapacity: elements.count) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            while let element = elements.next() {
+                (base + initialized).initialize(
+                    to: try decoder.decode(Element.self, from: element, key: .index(initialized), allowed: allowed))
+                initialized &+= 1
+            }
         }
-        return result
     }
 }

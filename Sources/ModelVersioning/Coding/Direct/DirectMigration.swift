@@ -149,8 +149,8 @@ final class DirectMigration {
 extension DirectDecodingSession {
     /// `archived`, an object of `typeName` at `version` that needs upgrading, upgraded: its
     /// members moved where the chain's rules put them, with the values the rules add. Ends the
-    /// run when the chain does more than move keys or a rule fails (the migration pass then
-    /// upgrades or reports).
+    /// run when a key appears twice, or the chain does more than move keys or a rule fails (the
+    /// migration pass then upgrades or reports).
     func upgraded(_ archived: DirectObject, typeName: String, version: Int?, depth: Int) throws
         -> DirectObject
     {
@@ -200,7 +200,7 @@ extension DirectDecodingSession {
     /// The members of the dictionary an upgrade made, `value`.
     func madeDictionary(_ value: DirectJSONDecoder.ValueRef) -> DirectObject {
         let layout = madeLayouts[value.offset]
-        let object = DirectObject.make(capacity: layout.slots.count, keys: layout.keys)
+        let object = makeObject(capacity: layout.slots.count, keys: layout.keys)
         var index = value.madeIndex
         for slot in layout.slots {
             let made = madeValues[index]
@@ -230,7 +230,10 @@ extension DirectDecodingSession {
         {
             return migration
         }
-        guard migrations.count < DirectMigration.maximumCount else { throw unsupported() }
+        // Any key set an upgrade is laid out for has every key once: an object it matches, too.
+        guard migrations.count < DirectMigration.maximumCount, !archived.hasDuplicateKey() else {
+            throw unsupported()
+        }
         let keys = archived.keys
         guard let upgrade = catalog.keyMovingUpgrade(typeName: typeName, version: version, keys: keys),
             let migration = DirectMigration(
@@ -269,16 +272,19 @@ extension DirectDecodingSession {
     private func makeDictionary(
         _ slots: [DirectMigration.Slot], of archived: DirectObject, migration: DirectMigration
     ) throws -> Int {
-        let first = madeValues.count
-        guard first < DirectJSONDecoder.ValueRef.madeLimit else { throw unsupported() }
-        for _ in slots { madeValues.append(DirectMigration.MadeValue(value: 0, ordinal: -1)) }
+        guard
+            let first = madeValues.append(
+                repeating: DirectMigration.MadeValue(value: 0, ordinal: -1), count: slots.count),
+            first < DirectJSONDecoder.ValueRef.madeLimit
+        else { throw unsupported() }
         for (index, slot) in slots.enumerated() {
             let member = try member(slot, of: archived, migration: migration)
-            // Out of memory, the buffer holds nothing: write only into what is there.
-            guard !madeValues.failed else { throw unsupported() }
-            madeValues[first &+ index] = DirectMigration.MadeValue(value: member.value, ordinal: member.ordinal)
+            // Out of memory, the buffer holds nothing: nothing is written.
+            guard
+                madeValues.replace(
+                    at: first &+ index, with: DirectMigration.MadeValue(value: member.value, ordinal: member.ordinal))
+            else { throw unsupported() }
         }
-        guard !madeValues.failed else { throw unsupported() }
         return first
     }
 }

@@ -27,7 +27,9 @@ final class DirectObject: ManagedBuffer<DirectObject.Header, DirectObject.Member
         /// the run (frames drop it, spare objects are emptied, the run lets go of its makers), so
         /// this makes no lasting cycle.
         var decoder: Unmanaged<DirectJSONDecoder>?
-        var model: ModelInfo?
+        /// Not retained: the session's model cache holds every model's information for the run,
+        /// and the object holds the decoder, which holds the session.
+        var model: Unmanaged<ModelInfo>?
         var allowed: Set<String>?
         var depth = 0
     }
@@ -46,12 +48,21 @@ final class DirectObject: ManagedBuffer<DirectObject.Header, DirectObject.Member
     }
 
     /// Empties the object for another use with keys at `keys` (the caller holds the only
-    /// reference): what its header held is released, its members (plain values) forgotten.
+    /// reference): its members (plain values) forgotten, its type name and allow list let go.
+    /// The decoder and the model stay: the next ``attach(to:model:allowed:depth:)`` mostly sets
+    /// the same ones, without a retain then (a spare object so holds the decoder, which holds
+    /// the session: the run empties its spares when it ends).
     @inline(__always)
     func reset(keys: UnsafePointer<UInt8>) {
         let state = self.state
-        state.pointee.decoder?.release()
-        state.pointee = Header(keys: keys, capacity: state.pointee.capacity)
+        state.pointee.keys = keys
+        state.pointee.count = 0
+        state.pointee.typeName = nil
+        state.pointee.version = nil
+        state.pointee.startsMarkup = false
+        state.pointee.hint = 0
+        state.pointee.allowed = nil
+        state.pointee.depth = 0
     }
 
     @inline(__always)
@@ -67,12 +78,15 @@ final class DirectObject: ManagedBuffer<DirectObject.Header, DirectObject.Member
     /// in place of any held before), model, allow list and depth.
     @inline(__always)
     func attach(
-        to decoder: DirectJSONDecoder, model: consuming ModelInfo?, allowed: consuming Set<String>?, depth: Int
+        to decoder: DirectJSONDecoder, model: Unmanaged<ModelInfo>?, allowed: consuming Set<String>?, depth: Int
     ) {
         let state = self.state
-        let retained = Unmanaged.passRetained(decoder)
-        state.pointee.decoder?.release()
-        state.pointee.decoder = retained
+        // A recycled object mostly has them already.
+        if state.pointee.decoder?.toOpaque() != Unmanaged.passUnretained(decoder).toOpaque() {
+            let retained = Unmanaged.passRetained(decoder)
+            state.pointee.decoder?.release()
+            state.pointee.decoder = retained
+        }
         state.pointee.model = model
         state.pointee.allowed = allowed
         state.pointee.depth = depth

@@ -61,10 +61,15 @@ struct KeyedContainerMakers {
         return maker
     }
 
-    /// Lets go of every maker. A run calls it when it ends: a maker's spare box holds its last
-    /// container, whose parts refer back to the run (see ``SpareBox``).
+    /// Closes every container the makers made and lets go of the makers. A run calls it when it
+    /// ends: a maker's spare box holds its last container, whose parts refer back to the run (see
+    /// ``SpareBox``), and a container that holds its parts by hand lets go of them only when
+    /// closed (``MadeKeyedDecodingContainer/close()``).
     mutating func removeAll() {
-        for index in slots.indices { slots[index] = nil }
+        for index in slots.indices {
+            slots[index]?.close()
+            slots[index] = nil
+        }
     }
 }
 
@@ -76,6 +81,9 @@ class KeyedContainerMaker {
     init(keyType: ObjectIdentifier) {
         self.keyType = keyType
     }
+
+    /// Closes the containers it made (see ``KeyedContainerMakers/removeAll()``).
+    func close() {}
 }
 
 /// A maker that puts each new container into the box of the one before when nothing else holds
@@ -83,7 +91,7 @@ class KeyedContainerMaker {
 /// `KeyedDecodingContainer<Key>` or `KeyedEncodingContainer<Key>`.
 class BoxReusingMaker<Erased>: KeyedContainerMaker {
     private let erasure: any KeyedContainerErasure<Erased>.Type
-    @exclusivity(unchecked) private var spare = SpareBox()
+    @exclusivity(unchecked) fileprivate var spare = SpareBox()
 
     init(keyType: ObjectIdentifier, erasure: any KeyedContainerErasure<Erased>.Type) {
         self.erasure = erasure
@@ -107,10 +115,10 @@ class BoxReusingMaker<Erased>: KeyedContainerMaker {
     /// Whether the next container made is to come with a sample, to check its box's layout.
     final var needsSample: Bool { spare.needsCheck }
 
-    /// Keeps the box of `made`'s container, just made (around a container equal to its sample,
-    /// when one was asked for), as the spare, and returns the container.
-    final func keep(_ made: (container: Erased, sample: Any?)) -> Erased {
-        spare.keep(erasure.box(of: made.container), sample: made.sample)
+    /// Keeps the box of `made`'s container, just made (with whether it holds the container where
+    /// expected, when that was asked), as the spare, and returns the container.
+    final func keep(_ made: (container: Erased, layoutHolds: Bool?)) -> Erased {
+        spare.keep(erasure.box(of: made.container), layoutHolds: made.layoutHolds)
         return made.container
     }
 }
@@ -122,6 +130,15 @@ class BoxReusingMaker<Erased>: KeyedContainerMaker {
 protocol MadeKeyedDecodingContainer<Key, Parts>: KeyedDecodingContainerProtocol {
     associatedtype Parts
     init(parts: consuming Parts)
+    /// Lets go of the parts, when the container holds them by hand (the maker calls it on every
+    /// container it made when the run ends, and on those it drops before); the container then
+    /// reads nothing.
+    mutating func close()
+}
+
+extension MadeKeyedDecodingContainer {
+    /// Containers that hold their parts as plain references let go of them by themselves.
+    mutating func close() {}
 }
 
 /// Makes the keyed decoding containers of one key type (see ``KeyedContainerMakers``), and
@@ -145,19 +162,61 @@ final class KeyedDecodingContainerMaker<Key: CodingKey, Parts>: BoxReusingMaker<
     }
 
     /// A container in a new box, which becomes the spare (see
-    /// ``KeyedEncodingContainerMaker/makeAndKeep(_:)``).
+    /// ``KeyedEncodingContainerMaker/makeAndKeep(_:)``). The spare before is still held (by a
+    /// model that kept its container, or one whose `init(from:)` is still running): it is
+    /// kept with the others like it until it can be closed.
     @inline(never)
     func makeAndKeep(_ parts: consuming Parts) -> KeyedDecodingContainer<Key> {
-        keep(Self.make(containerType, consume parts, checking: needsSample))
+        if let previous = spare.box, spare.layoutHolds { retire(previous) }
+        return keep(Self.make(containerType, consume parts, checking: needsSample))
+    }
+
+    /// Boxes that were the spare while something else held them, kept to be closed: the ones
+    /// held by nothing else are closed whenever the list doubles, the rest when the run ends.
+    @exclusivity(unchecked) private var retired: [AnyObject] = []
+    @exclusivity(unchecked) private var sweepsAt = 16
+
+    private func retire(_ box: AnyObject) {
+        retired.append(box)
+        guard retired.count >= sweepsAt else { return }
+        var kept = 0
+        for index in retired.indices {
+            if isKnownUniquelyReferenced(&retired[index]) {
+                Self.close(retired[index], containerType)
+            } else {
+                retired.swapAt(kept, index)
+                kept &+= 1
+            }
+        }
+        retired.removeLast(retired.count &- kept)
+        sweepsAt = Swift.max(16, kept &* 2)
+    }
+
+    /// Closes every container this maker made: the spare's and the retired ones.
+    override func close() {
+        guard spare.layoutHolds else { return }
+        for box in retired { Self.close(box, containerType) }
+        retired.removeAll()
+        if let box = spare.box { Self.close(box, containerType) }
+    }
+
+    private static func close<Container: MadeKeyedDecodingContainer<Key, Parts>>(
+        _ box: AnyObject, _ type: Container.Type
+    ) {
+        SpareBox.update(box, as: Container.self) { $0.close() }
     }
 
     /// Generic over the container type, which the existential passes in with its conformance;
-    /// with a second container made apart when the box's layout is to be checked.
+    /// with a second container made apart when the box's layout is to be checked (closed after).
     private static func make<Container: MadeKeyedDecodingContainer<Key, Parts>>(
         _ type: Container.Type, _ parts: consuming Parts, checking: Bool
-    ) -> (container: KeyedDecodingContainer<Key>, sample: Any?) {
+    ) -> (container: KeyedDecodingContainer<Key>, layoutHolds: Bool?) {
         guard checking else { return (KeyedDecodingContainer(Container(parts: consume parts)), nil) }
-        return (KeyedDecodingContainer(Container(parts: copy parts)), Container(parts: consume parts))
+        var sample = Container(parts: copy parts)
+        let container = KeyedDecodingContainer(Container(parts: consume parts))
+        let holds = SpareBox.holds(KeyedDecodingContainerErasure<Key>.box(of: container), sample)
+        sample.close()
+        return (container, holds)
     }
 
     private static func refill<Container: MadeKeyedDecodingContainer<Key, Parts>>(
@@ -207,9 +266,11 @@ final class KeyedEncodingContainerMaker<Key: CodingKey, Parts>: BoxReusingMaker<
     /// with a second container made apart when the box's layout is to be checked.
     private static func make<Container: MadeKeyedEncodingContainer<Key, Parts>>(
         _ type: Container.Type, _ parts: consuming Parts, checking: Bool
-    ) -> (container: KeyedEncodingContainer<Key>, sample: Any?) {
+    ) -> (container: KeyedEncodingContainer<Key>, layoutHolds: Bool?) {
         guard checking else { return (KeyedEncodingContainer(Container(parts: consume parts)), nil) }
-        return (KeyedEncodingContainer(Container(parts: copy parts)), Container(parts: consume parts))
+        let sample = Container(parts: copy parts)
+        let container = KeyedEncodingContainer(Container(parts: consume parts))
+        return (container, SpareBox.holds(KeyedEncodingContainerErasure<Key>.box(of: container), sample))
     }
 
     private static func refill<Container: MadeKeyedEncodingContainer<Key, Parts>>(

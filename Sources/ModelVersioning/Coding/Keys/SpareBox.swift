@@ -22,7 +22,8 @@ import Foundation
 /// the object read) refer back to the run that owns the maker: a run lets go of its makers when
 /// it ends (``KeyedContainerMakers/removeAll()``).
 struct SpareBox {
-    private var box: AnyObject?
+    /// The box kept last (``keep(_:layoutHolds:)``).
+    private(set) var box: AnyObject?
     /// `nil` until the first box is checked.
     private var layoutChecked: Bool?
 
@@ -30,7 +31,7 @@ struct SpareBox {
     /// reference counts).
     private static var containerOffset: Int { 2 &* MemoryLayout<Int>.size }
 
-    /// Whether the next box made is to be checked (see ``keep(_:sample:)``).
+    /// Whether the next box made is to be checked (see ``keep(_:layoutHolds:)``).
     var needsCheck: Bool { layoutChecked == nil }
 
     /// The box, when it can be made again: its layout checked, and nothing else holding it.
@@ -40,10 +41,15 @@ struct SpareBox {
         return box
     }
 
-    /// Keeps `box`, just made around a container equal to `sample` (`nil` once checked).
-    mutating func keep(_ box: AnyObject, sample: Any?) {
+    /// Whether the box kept last can be changed in place (its layout checked and found as
+    /// expected).
+    var layoutHolds: Bool { layoutChecked == true }
+
+    /// Keeps `box`, just made, with whether it holds its container where expected
+    /// (``holds(_:_:)``, asked of the first box; `nil` once checked).
+    mutating func keep(_ box: AnyObject, layoutHolds: Bool?) {
         if layoutChecked == nil {
-            layoutChecked = sample.map { Self.holds(box, $0) } ?? false
+            layoutChecked = layoutHolds ?? false
         }
         self.box = box
     }
@@ -68,17 +74,14 @@ struct SpareBox {
 
     /// Whether `box` holds the bytes of `sample` right after the object's header. Reads within
     /// the box: an object holding a container is at least the header and the container long.
-    private static func holds(_ box: AnyObject, _ sample: Any) -> Bool {
-        func holds<Container>(_ container: Container) -> Bool {
-            let size = MemoryLayout<Container>.size
-            guard size > 0, MemoryLayout<Container>.alignment <= containerOffset else { return false }
-            let address = UnsafeRawPointer(containerAddress(in: box))
-            return withUnsafeBytes(of: container) { bytes in
-                guard let start = bytes.baseAddress else { return false }
-                return memcmp(start, address, size) == 0
-            }
+    static func holds<Container>(_ box: AnyObject, _ sample: borrowing Container) -> Bool {
+        let size = MemoryLayout<Container>.size
+        guard size > 0, MemoryLayout<Container>.alignment <= containerOffset else { return false }
+        let address = UnsafeRawPointer(containerAddress(in: box))
+        return withUnsafeBytes(of: copy sample) { bytes in
+            guard let start = bytes.baseAddress else { return false }
+            return memcmp(start, address, size) == 0
         }
-        return holds(sample)
     }
 }
 
