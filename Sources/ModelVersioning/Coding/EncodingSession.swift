@@ -6,7 +6,7 @@ final class EncodingSession {
     @exclusivity(unchecked) var infos: ModelInfoCache
     @exclusivity(unchecked) var graph = EncodingGraph()
     /// The makers of the keyed containers, by key type.
-    @exclusivity(unchecked) var keyedContainerMakers = KeyedContainerMakers()
+    let keyedContainerMakers = KeyedContainerMakers()
     /// The last key sequence each model wrote, known to hold no key twice: a model writes the
     /// same keys for every instance, so checking a new object against it is one comparison per
     /// key instead of one per pair of keys.

@@ -34,7 +34,7 @@ final class DirectDecodingSession {
     /// dictionaries it makes differ in size): 16 bytes a member.
     static let pooledCapacity = 16
     /// The makers of the keyed containers, by key type.
-    @exclusivity(unchecked) var keyedContainerMakers = KeyedContainerMakers()
+    let keyedContainerMakers = KeyedContainerMakers()
     /// Upgrades by moving keys (``DirectMigration``): the ones objects were last upgraded
     /// with, and every one made (their keys must outlive the objects that point at them).
     @exclusivity(unchecked) var recentMigrations: [DirectMigration] = []
@@ -124,7 +124,9 @@ final class DirectDecodingSession {
 
     /// Walks the elements of one array.
     struct ElementCursor {
-        let session: DirectDecodingSession
+        /// Not retained: whoever holds a cursor holds the session (a decoder, or a container
+        /// that holds its decoder), and copying a cursor then counts no reference.
+        unowned(unsafe) let session: DirectDecodingSession
         private var nextEntry: Int
         let count: Int
         private(set) var index = 0
@@ -178,6 +180,14 @@ final class DirectDecodingSession {
         }
         object.reset(keys: text.bytes)
         spareObjects.append(object)
+    }
+
+    /// Takes over the retain `object` comes with: keeps the object for
+    /// ``makeObject(capacity:keys:)`` when nothing else holds it, lets go of it otherwise.
+    @inline(__always)
+    func recycle(retained object: Unmanaged<DirectObject>) {
+        var strong = object.takeRetainedValue()
+        if isKnownUniquelyReferenced(&strong) { recycle(strong) }
     }
 
     /// Lets go of the spare objects (each holds the decoder it last served, which holds this

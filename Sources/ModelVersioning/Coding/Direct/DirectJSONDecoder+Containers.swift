@@ -12,19 +12,19 @@ struct DirectKeyedDecodingContainer<Key: CodingKey>: MadeKeyedDecodingContainer 
     /// (``KeyedDecodingContainerMaker/close()``), the ones models kept too.
     private var held: Unmanaged<DirectObject>?
 
-    /// A container over `object`, whose header ``DirectObject/attach(to:model:allowed:depth:)``
-    /// has set.
-    init(parts object: consuming DirectObject) {
-        held = .passRetained(object)
+    /// A container over the object `held` (whose retain it takes over), whose header
+    /// ``DirectObject/attach(to:model:allowed:depth:)`` has set.
+    init(parts held: consuming Unmanaged<DirectObject>) {
+        self.held = held
     }
 
-    /// Reads `object` from now on, the container kept in its maker's spare box (see
-    /// ``SpareBox``); returns the object it read before.
+    /// Reads the object `held` from now on (taking over its retain), the container kept in its
+    /// maker's spare box (see ``SpareBox``); returns the object it read before, with its
+    /// retain. No reference is counted.
     @inline(__always)
-    mutating func reuse(_ object: consuming DirectObject) -> DirectObject? {
-        let previous = held?.takeRetainedValue()
-        held = .passRetained(object)
-        return previous
+    mutating func exchange(_ held: Unmanaged<DirectObject>) -> Unmanaged<DirectObject>? {
+        defer { self.held = held }
+        return self.held
     }
 
     /// Lets go of the object: every later call ends the run or answers as for an empty object.

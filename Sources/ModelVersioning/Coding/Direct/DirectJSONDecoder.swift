@@ -113,7 +113,7 @@ final class DirectJSONDecoder: Decoder {
         let keys = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
         defer { keys.deallocate() }
         var sample = DirectKeyedDecodingContainer<DictionaryCodingKey>(
-            parts: DirectObject.make(capacity: 0, keys: keys))
+            parts: .passRetained(DirectObject.make(capacity: 0, keys: keys)))
         let container = KeyedDecodingContainer(copy sample)
         defer { sample.close() }
         return SpareBox.holds(KeyedDecodingContainerErasure<DictionaryCodingKey>.box(of: container), sample)
@@ -219,22 +219,32 @@ final class DirectJSONDecoder: Decoder {
     // MARK: Decoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        let object = try currentObject()
-        object.attach(to: self, model: current.model, allowed: current.allowed, depth: depth)
+        // The container's own retain of the object, taken once (see `DirectKeyedDecodingContainer`).
+        let held = try currentObjectRetained()
+        held._withUnsafeGuaranteedRef {
+            $0.attach(to: self, model: current.model, allowed: current.allowed, depth: depth)
+        }
         let maker = session.keyedContainerMakers.maker(keyedBy: Key.self) {
             KeyedDecodingContainerMaker(DirectKeyedDecodingContainer<Key>.self)
         }
         if let box = maker.reusableBox() {
             // The object the spare container read before goes back to the session, as `pop()`
             // would have given it back had the spare not held it.
-            SpareBox.update(box, as: DirectKeyedDecodingContainer<Key>.self) { container in
-                if var previous = container.reuse(consume object), isKnownUniquelyReferenced(&previous) {
-                    session.recycle(previous)
-                }
+            if let previous = SpareBox.container(in: box, as: DirectKeyedDecodingContainer<Key>.self).pointee
+                .exchange(held)
+            {
+                session.recycle(retained: previous)
             }
             return maker.erased(box)
         }
-        return maker.makeAndKeep(consume object)
+        return maker.makeAndKeep(held)
+    }
+
+    /// ``currentObject()``, retained once for a container.
+    @inline(__always)
+    private func currentObjectRetained() throws -> Unmanaged<DirectObject> {
+        if let object = frames.lastAddress.pointee.object { return Unmanaged.passUnretained(object).retain() }
+        return Unmanaged.passRetained(try currentObject())
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -487,15 +497,15 @@ final class DirectJSONDecoder: Decoder {
     // MARK: Arrays of primitives
 
     private func strings(in array: ValueRef) throws -> [String] {
-        try elements(of: array, string(at:))
+        try elements(of: array) { try string(at: $0) }
     }
 
     private func doubles(in array: ValueRef) throws -> [Double] {
-        try elements(of: array, double(at:))
+        try elements(of: array) { try double(at: $0) }
     }
 
     private func ints(in array: ValueRef) throws -> [Int] {
-        try elements(of: array, int(at:))
+        try elements(of: array) { try int(at: $0) }
     }
 
     /// The elements of `array`, each read by `read`, into an array of exactly their count.

@@ -115,7 +115,7 @@ final class DirectJSONEncoder {
     /// The encoder last handed to a running value at each depth (see `levelEncoder(for:)`).
     @exclusivity(unchecked) private var levelEncoders: [DirectLevelEncoder] = []
     /// The makers of the keyed containers, by key type.
-    @exclusivity(unchecked) private var keyedContainerMakers = KeyedContainerMakers()
+    private let keyedContainerMakers = KeyedContainerMakers()
     /// The `$type`/`$version` entries of each model type met, as written without pretty-printing
     /// (`JSONWriter.Emitter.compactTypeAndVersion`), and the type of the last one copied: an
     /// array of one model copies the same bytes into each object instead of writing them anew.

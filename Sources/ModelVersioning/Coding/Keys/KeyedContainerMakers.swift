@@ -29,30 +29,32 @@ import Foundation
 ///
 /// A table holds makers of one kind only: the one filed under a key type is the one the
 /// `make` closure made for it.
-struct KeyedContainerMakers {
+final class KeyedContainerMakers {
     /// Two ways per set, the set chosen by a multiplicative hash of the key type's address, so
     /// that any two key types (a model's and its nested model's) keep their makers side by side.
     /// A new maker goes first in its set and the one filed earlier there is dropped (that type
     /// gets a new maker when it comes again). A maker made again costs the look-ups it saves:
     /// when a model's and its point's key types shared a slot of the direct-mapped table this
     /// replaced, encoding 10,000 shapes took 145.4M instructions instead of 112.6M.
-    private var slots: [KeyedContainerMaker?] = Array(repeating: nil, count: 64)
+    ///
+    /// A class, so that finding a maker reads the table where it is: through a stored property of
+    /// a struct it was a mutating access, whose check that the table's storage is not shared
+    /// cost a retain, a release and a call per container.
+    @exclusivity(unchecked) private var slots: [KeyedContainerMaker?] = Array(repeating: nil, count: 64)
+
+    init() {}
 
     /// The maker filed under `Key`, made by `make` (and filed) when there is none.
     @inline(__always)
-    mutating func maker<Key: CodingKey, Maker: KeyedContainerMaker>(
+    func maker<Key: CodingKey, Maker: KeyedContainerMaker>(
         keyedBy type: Key.Type, _ make: () -> Maker
     ) -> Maker {
         let keyType = ObjectIdentifier(Key.self)
         let address = UInt64(UInt(bitPattern: keyType))
         let set = Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) &>> 59) &<< 1
-        if let maker = slots[set], maker.keyType == keyType {
+        if let maker = filed(keyType, set: set) {
             assert(maker is Maker, "a table of makers of two kinds")
             // Not a checked cast: that would look up the metadata makers save.
-            return unsafeDowncast(maker, to: Maker.self)
-        }
-        if let maker = slots[set | 1], maker.keyType == keyType {
-            assert(maker is Maker, "a table of makers of two kinds")
             return unsafeDowncast(maker, to: Maker.self)
         }
         let maker = make()
@@ -61,11 +63,20 @@ struct KeyedContainerMakers {
         return maker
     }
 
+    /// The maker filed under the key type `keyType` in `set`, if any: a read, which leaves the
+    /// table alone (a mutating access checks first that the table's storage is not shared).
+    @inline(__always)
+    private func filed(_ keyType: ObjectIdentifier, set: Int) -> KeyedContainerMaker? {
+        if let maker = slots[set], maker.keyType == keyType { return maker }
+        if let maker = slots[set | 1], maker.keyType == keyType { return maker }
+        return nil
+    }
+
     /// Closes every container the makers made and lets go of the makers. A run calls it when it
     /// ends: a maker's spare box holds its last container, whose parts refer back to the run (see
     /// ``SpareBox``), and a container that holds its parts by hand lets go of them only when
     /// closed (``MadeKeyedDecodingContainer/close()``).
-    mutating func removeAll() {
+    func removeAll() {
         for index in slots.indices {
             slots[index]?.close()
             slots[index] = nil
@@ -207,16 +218,15 @@ final class KeyedDecodingContainerMaker<Key: CodingKey, Parts>: BoxReusingMaker<
     }
 
     /// Generic over the container type, which the existential passes in with its conformance;
-    /// with a second container made apart when the box's layout is to be checked (closed after).
+    /// with a second container made apart when the box's layout is to be checked. (The sample
+    /// is not closed: a container that holds its parts by hand shares them with it.)
     private static func make<Container: MadeKeyedDecodingContainer<Key, Parts>>(
         _ type: Container.Type, _ parts: consuming Parts, checking: Bool
     ) -> (container: KeyedDecodingContainer<Key>, layoutHolds: Bool?) {
         guard checking else { return (KeyedDecodingContainer(Container(parts: consume parts)), nil) }
-        var sample = Container(parts: copy parts)
+        let sample = Container(parts: copy parts)
         let container = KeyedDecodingContainer(Container(parts: consume parts))
-        let holds = SpareBox.holds(KeyedDecodingContainerErasure<Key>.box(of: container), sample)
-        sample.close()
-        return (container, holds)
+        return (container, SpareBox.holds(KeyedDecodingContainerErasure<Key>.box(of: container), sample))
     }
 
     private static func refill<Container: MadeKeyedDecodingContainer<Key, Parts>>(

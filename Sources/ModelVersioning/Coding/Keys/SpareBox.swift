@@ -67,6 +67,13 @@ struct SpareBox {
         change(&containerAddress(in: box).assumingMemoryBound(to: Container.self).pointee)
     }
 
+    /// The container of type `type` in `box` (a box ``reusableBox()`` returned), to change in
+    /// place.
+    @inline(__always)
+    static func container<Container>(in box: AnyObject, as type: Container.Type) -> UnsafeMutablePointer<Container> {
+        containerAddress(in: box).assumingMemoryBound(to: Container.self)
+    }
+
     @inline(__always)
     private static func containerAddress(in box: AnyObject) -> UnsafeMutableRawPointer {
         UnsafeMutableRawPointer(Unmanaged.passUnretained(box).toOpaque()) + containerOffset

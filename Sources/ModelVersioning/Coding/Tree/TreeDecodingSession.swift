@@ -13,7 +13,7 @@ final class TreeDecodingSession {
     @exclusivity(unchecked) var infos: ModelInfoCache
     @exclusivity(unchecked) var graph = DecodingGraph()
     /// The makers of the keyed containers, by key type.
-    @exclusivity(unchecked) var keyedContainerMakers = KeyedContainerMakers()
+    let keyedContainerMakers = KeyedContainerMakers()
     var expandedReferences = 0
 
     init(
