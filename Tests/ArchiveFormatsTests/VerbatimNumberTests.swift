@@ -2,7 +2,7 @@ import Foundation
 import MigrationRules
 import Testing
 
-@testable import ArchiveFormats
+@_spi(Coders) @testable import ArchiveFormats
 
 /// `JSONText.verbatimNumberEnd(at:)` lets the JSON text rewrite copy a number instead of reading
 /// and writing it: every literal it accepts must come out of the reader and the writer as the

@@ -8,8 +8,11 @@ import Foundation
 /// It never traps: when memory runs out (or a size would overflow) it drops its elements and
 /// sets ``failed``, and later appends are ignored. Reads are the caller's to keep below
 /// ``count``.
-package final class FlatBuffer<Element: BitwiseCopyable> {
-    @exclusivity(unchecked) private var base: UnsafeMutablePointer<Element>?
+@_spi(Coders) public final class FlatBuffer<Element: BitwiseCopyable> {
+    // `@usableFromInline`, with the reads `@inlinable`, so that the direct decoder in
+    // ModelVersioning reads elements in place: across modules a `package` member is a call, and
+    // the caller retains the buffer around it.
+    @exclusivity(unchecked) @usableFromInline var base: UnsafeMutablePointer<Element>?
     @exclusivity(unchecked) package private(set) var count = 0
     @exclusivity(unchecked) private var capacity = 0
     /// Whether an allocation failed; the buffer is then empty for good.
@@ -77,7 +80,7 @@ package final class FlatBuffer<Element: BitwiseCopyable> {
         return base.unsafelyUnwrapped[count]
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package subscript(index: Int) -> Element {
         get { base.unsafelyUnwrapped[index] }
         set { base.unsafelyUnwrapped[index] = newValue }

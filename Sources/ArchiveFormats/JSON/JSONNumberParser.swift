@@ -16,7 +16,10 @@
 /// ```swift
 /// // "1.5,": .value(.double(1.5), end: 3)
 /// ```
-package enum JSONNumberParser {
+///
+/// Public as SPI, with the short form's reader `@inlinable`: the direct decoder in ModelVersioning
+/// reads every number with it, and across modules a `package` member is a call.
+@_spi(Coders) public enum JSONNumberParser: Sendable {
     /// What ``parse(_:from:end:)`` found.
     package enum Result {
         /// The number and the offset just after it.
@@ -26,6 +29,38 @@ package enum JSONNumberParser {
     }
 
     /// 10^0 … 10^22, all exactly representable as doubles.
+    /// 10^`exponent` for 0 … 22 (``doublePowers`` without the array: read in inlined code, the
+    /// array is a call to its lazy initializer first).
+    @inlinable @inline(__always)
+    static func exactPowerOfTen(_ exponent: Int) -> Double {
+        switch exponent {
+        case 0: 1e0
+        case 1: 1e1
+        case 2: 1e2
+        case 3: 1e3
+        case 4: 1e4
+        case 5: 1e5
+        case 6: 1e6
+        case 7: 1e7
+        case 8: 1e8
+        case 9: 1e9
+        case 10: 1e10
+        case 11: 1e11
+        case 12: 1e12
+        case 13: 1e13
+        case 14: 1e14
+        case 15: 1e15
+        case 16: 1e16
+        case 17: 1e17
+        case 18: 1e18
+        case 19: 1e19
+        case 20: 1e20
+        case 21: 1e21
+        case 22: 1e22
+        default: .nan
+        }
+    }
+
     private static let doublePowers: [Double] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
         1e18, 1e19, 1e20, 1e21, 1e22,
@@ -41,27 +76,34 @@ package enum JSONNumberParser {
     /// The largest integer below which every integer is exactly a double.
     private static let exactDoubleLimit: UInt64 = 1 << 53
 
-    @inline(__always)
-    private static func isDigit(_ byte: UInt8) -> Bool {
+    @usableFromInline @inline(__always)
+    static func isDigit(_ byte: UInt8) -> Bool {
         byte &- UInt8(ascii: "0") < 10
     }
 
     /// A number of the short form ``parseShort(_:at:end:)`` reads: its digits as one integer,
     /// how many of them follow the point, and its sign.
-    package struct ShortNumber {
-        var mantissa: UInt64
-        package var fractionDigits: Int
-        var negative: Bool
+    @usableFromInline package struct ShortNumber: Sendable {
+        @usableFromInline var mantissa: UInt64
+        @usableFromInline package var fractionDigits: Int
+        @usableFromInline var negative: Bool
+
+        @inlinable @inline(__always)
+        init(mantissa: UInt64, fractionDigits: Int, negative: Bool) {
+            self.mantissa = mantissa
+            self.fractionDigits = fractionDigits
+            self.negative = negative
+        }
 
         /// The value ``parse(_:from:end:)`` reads: an integer without a fraction (`-0` is 0),
         /// a double with one.
-        @inline(__always)
+        @inlinable @inline(__always)
         package var value: ArchiveValue {
             fractionDigits == 0 ? .int(integer) : .double(double)
         }
 
         /// The integer, when there is no fraction.
-        @inline(__always)
+        @inlinable @inline(__always)
         package var integer: Int64 {
             let magnitude = Int64(truncatingIfNeeded: mantissa)
             return negative ? 0 &- magnitude : magnitude
@@ -69,10 +111,10 @@ package enum JSONNumberParser {
 
         /// The number as ``ArchiveValue/numberAsDouble`` gives ``value``: the integer rounded
         /// (here exact), or the fraction correctly rounded (`-0.0` keeps its sign).
-        @inline(__always)
+        @inlinable @inline(__always)
         package var double: Double {
             guard fractionDigits > 0 else { return Double(integer) }
-            let magnitude = Double(mantissa) / JSONNumberParser.doublePowers[fractionDigits]
+            let magnitude = Double(mantissa) / JSONNumberParser.exactPowerOfTen(fractionDigits)
             return negative ? -magnitude : magnitude
         }
     }
@@ -91,7 +133,7 @@ package enum JSONNumberParser {
 
     /// ``parseShort(_:at:end:)``'s number before it becomes a value, for readers that want a
     /// `Double` or an integer straight away.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func readShort(_ bytes: UnsafePointer<UInt8>, at position: inout Int, end: Int) -> ShortNumber? {
         // A short number and the byte after it span at most 18 bytes (sign, 15 digits, point,
         // next byte); closer to the end of the input the general reader takes over.

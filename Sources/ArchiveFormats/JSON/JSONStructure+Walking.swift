@@ -3,11 +3,12 @@ import Foundation
 extension JSONStructure {
     /// Where a walk over one container's entries is: its next entry, and the ordinal the next
     /// container inside it takes.
-    package struct Cursor {
-        package var entry: Int
-        package var ordinal: Int
+    @usableFromInline package struct Cursor: Sendable {
+        @usableFromInline package var entry: Int
+        @usableFromInline package var ordinal: Int
 
         /// At `entry`, with `ordinal` for the next container met.
+        @inlinable @inline(__always)
         package init(entry: Int, ordinal: Int) {
             self.entry = entry
             self.ordinal = ordinal
@@ -15,14 +16,14 @@ extension JSONStructure {
     }
 
     /// A walk over the entries of container `ordinal`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func cursor(overContainer ordinal: Int) -> Cursor {
         Cursor(entry: Int(containers[ordinal].firstEntry), ordinal: ordinal &+ 1)
     }
 
     /// The ordinal of the value whose first byte is at `offset` when it is a container, moving
     /// `cursor` past it and everything it holds; -1 for a scalar.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func containerOrdinal(at offset: Int, in text: JSONText, cursor: inout Cursor) -> Int {
         let first = text.bytes[offset]
         guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return -1 }
@@ -35,7 +36,7 @@ extension JSONStructure {
 
     /// The array element at `cursor` (its first byte, and its ordinal when it is a container,
     /// else -1), moving `cursor` to the next one.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func nextElement(in text: JSONText, cursor: inout Cursor) -> (offset: Int, ordinal: Int) {
         let offset = Int(entries[cursor.entry])
         cursor.entry &+= 1
@@ -43,20 +44,29 @@ extension JSONStructure {
     }
 
     /// One member of an object: its key's bytes (without quotes) and its value.
-    package struct Member {
-        package var keyStart: Int
-        package var keyLength: Int
+    @usableFromInline package struct Member: Sendable {
+        @usableFromInline package var keyStart: Int
+        @usableFromInline package var keyLength: Int
         /// Whether the key is ASCII (else valid UTF-8 with non-ASCII bytes).
-        package var keyIsASCII: Bool
+        @usableFromInline package var keyIsASCII: Bool
         /// The value's first byte, and its ordinal when it is a container (else -1).
-        package var value: Int
-        package var ordinal: Int
+        @usableFromInline package var value: Int
+        @usableFromInline package var ordinal: Int
+
+        @inlinable @inline(__always)
+        package init(keyStart: Int, keyLength: Int, keyIsASCII: Bool, value: Int, ordinal: Int) {
+            self.keyStart = keyStart
+            self.keyLength = keyLength
+            self.keyIsASCII = keyIsASCII
+            self.value = value
+            self.ordinal = ordinal
+        }
     }
 
     /// The object member at `cursor`, moving `cursor` to the next one; `nil` when its key has
     /// escapes (its bytes are not its scalars: the readers that walk the structure leave such
     /// objects to the tree).
-    @inline(__always)
+    @inlinable @inline(__always)
     package func nextMember(in text: JSONText, cursor: inout Cursor) -> Member? {
         let keyStart = Int(entries[cursor.entry]) &+ 1
         let knownLength = keyLengths[cursor.entry]

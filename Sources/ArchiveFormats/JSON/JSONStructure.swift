@@ -16,30 +16,33 @@ import Foundation
 /// // {"a": [1, {"b": 2}], "c": {}}: containers 0 (the object, 3 nested), 1 (the array),
 /// // 2 ({"b": 2}), 3 ({}).
 /// ```
-package struct JSONStructure {
+///
+/// Public as SPI, with its walks `@inlinable` (JSONStructure+Walking.swift): the direct decoder in
+/// ModelVersioning calls them per value, and across modules a `package` member is a call.
+@_spi(Coders) public struct JSONStructure {
     /// One array or object.
-    package struct Container: BitwiseCopyable {
+    @usableFromInline package struct Container: BitwiseCopyable, Sendable {
         /// Its elements or members.
-        package var count: UInt32
+        @usableFromInline package var count: UInt32
         /// The containers inside it, at any depth: the next sibling's ordinal is this one's
         /// plus `descendants + 1`.
-        package var descendants: UInt32
+        @usableFromInline package var descendants: UInt32
         /// Where its entries start in ``JSONStructure/entries``.
-        package var firstEntry: UInt32
+        @usableFromInline package var firstEntry: UInt32
         /// The entries of it and of every container inside it: an entry whose value is a
         /// container is followed by that container's `nestedEntries`.
-        var nestedEntries: UInt32
+        @usableFromInline var nestedEntries: UInt32
     }
 
     /// Every container, by ordinal.
-    package let containers: FlatBuffer<Container>
+    @usableFromInline package let containers: FlatBuffer<Container>
     /// The offsets of every container's entries (the opening quote of each key of an object,
     /// the first byte of each element of an array), in the text's order.
-    package let entries: FlatBuffer<UInt32>
+    @usableFromInline package let entries: FlatBuffer<UInt32>
     /// Per entry: the length of an object's key when it is plain (ASCII, no escapes) and
     /// shorter than 255 bytes; ``unknownKeyLength`` otherwise, and for array elements.
-    package let keyLengths: FlatBuffer<UInt8>
-    static let unknownKeyLength: UInt8 = 255
+    @usableFromInline package let keyLengths: FlatBuffer<UInt8>
+    @usableFromInline static let unknownKeyLength: UInt8 = 255
 
     /// Says whether an object stamped with a type name (its UTF-8 bytes) and a version (`nil`
     /// when it has none, or not as an integer) stops the pass.

@@ -3,9 +3,12 @@ import Foundation
 /// Read-only access to JSON bytes for ``JSONStructure`` and ``DirectJSONDecoder``: the
 /// scalar grammar shared with ``JSONParser`` (whitespace, literals, numbers through
 /// ``JSONNumberParser``, strings with the same escapes and UTF-8 checks).
-package struct JSONText {
-    package let bytes: UnsafePointer<UInt8>
-    package let end: Int
+///
+/// Public as SPI, with the readers ModelVersioning calls per value `@inlinable`: across modules a
+/// `package` member is a call (see ``MoveStack``).
+@_spi(Coders) public struct JSONText {
+    @usableFromInline package let bytes: UnsafePointer<UInt8>
+    @usableFromInline package let end: Int
 
     /// The text of the `end` bytes at `bytes`, which the caller keeps alive while it is read.
     package init(bytes: UnsafePointer<UInt8>, end: Int) {
@@ -17,7 +20,7 @@ package struct JSONText {
     /// missing `second` holds none). Keys are short: up to 16 bytes are compared as two words
     /// (or halves, quarters) that overlap in the middle, reading no byte outside the runs;
     /// longer ones go to `memcmp`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func equal(_ first: UnsafePointer<UInt8>, _ second: UnsafePointer<UInt8>?, length: Int) -> Bool {
         guard length > 0 else { return true }
         guard let second else { return false }
@@ -35,23 +38,23 @@ package struct JSONText {
     }
 
     /// The 8 bytes at `offset` as a little-endian word; the caller checks that they are there.
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func word(at offset: Int) -> UInt64 {
         UInt64(littleEndian: UnsafeRawPointer(bytes + offset).loadUnaligned(as: UInt64.self))
     }
 
     /// The byte at `offset`, or 0 at and past the end (0 is invalid everywhere it is read).
-    @inline(__always)
+    @inlinable @inline(__always)
     package func byte(at offset: Int) -> UInt8 {
         offset < end ? bytes[offset] : 0
     }
 
-    @inline(__always)
+    @usableFromInline @inline(__always)
     static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package func skipWhitespace(from offset: Int) -> Int {
         var cursor = offset
         while cursor < end, bytes[cursor] <= 0x20, Self.isWhitespace(bytes[cursor]) { cursor &+= 1 }
@@ -156,7 +159,7 @@ package struct JSONText {
 
     /// The first quote, backslash or control character at or after `from` (``end`` when none),
     /// and the OR of the bytes before it.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func scanString(from: Int) -> (stop: Int, highBits: UInt64) {
         var cursor = from
         var highBits: UInt64 = 0

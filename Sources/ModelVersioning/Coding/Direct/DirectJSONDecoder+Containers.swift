@@ -1,3 +1,4 @@
+@_spi(Coders) import ArchiveFormats
 import Foundation
 
 /// The keyed container of ``DirectJSONDecoder``: ``TreeKeyedDecodingContainer``'s rules

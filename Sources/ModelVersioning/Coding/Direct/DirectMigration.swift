@@ -1,3 +1,4 @@
+@_spi(Coders) import ArchiveFormats
 import Foundation
 
 /// An upgrade that only moves keys (``KeyMovingUpgrade``), laid out for

@@ -1,3 +1,4 @@
+@_spi(Coders) import ArchiveFormats
 import Foundation
 
 /// The fields of one JSON object, read once by ``DirectDecodingSession/readObject(_:depth:)``:
