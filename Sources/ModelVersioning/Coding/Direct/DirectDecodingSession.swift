@@ -179,7 +179,7 @@ final class DirectDecodingSession {
             return
         }
         object.reset(keys: text.bytes)
-        spareObjects.append(object)
+        spareObjects.append(consume object)
     }
 
     /// Takes over the retain `object` comes with: keeps the object for
@@ -187,7 +187,8 @@ final class DirectDecodingSession {
     @inline(__always)
     func recycle(retained object: Unmanaged<DirectObject>) {
         var strong = object.takeRetainedValue()
-        if isKnownUniquelyReferenced(&strong) { recycle(strong) }
+        // Handed on, not copied: a copy is a retain and a release.
+        if isKnownUniquelyReferenced(&strong) { recycle(consume strong) }
     }
 
     /// Lets go of the spare objects (each holds the decoder it last served, which holds this

@@ -224,10 +224,13 @@ final class DirectJSONDecoder: Decoder {
         held._withUnsafeGuaranteedRef {
             $0.attach(to: self, model: current.model, allowed: current.allowed, depth: depth)
         }
-        let maker = session.keyedContainerMakers.maker(keyedBy: Key.self) {
+        // The maker and its spare box unretained: the session's table holds the maker, and the
+        // maker the box.
+        let maker = session.keyedContainerMakers.unretainedMaker(keyedBy: Key.self) {
             KeyedDecodingContainerMaker(DirectKeyedDecodingContainer<Key>.self)
         }
-        if let box = maker.reusableBox() {
+        return maker._withUnsafeGuaranteedRef { maker in
+            guard let box = maker.unretainedReusableBox() else { return maker.makeAndKeep(held) }
             // The object the spare container read before goes back to the session, as `pop()`
             // would have given it back had the spare not held it.
             if let previous = SpareBox.container(in: box, as: DirectKeyedDecodingContainer<Key>.self).pointee
@@ -235,9 +238,8 @@ final class DirectJSONDecoder: Decoder {
             {
                 session.recycle(retained: previous)
             }
-            return maker.erased(box)
+            return maker.erased(unretained: box)
         }
-        return maker.makeAndKeep(held)
     }
 
     /// ``currentObject()``, retained once for a container.

@@ -37,39 +37,60 @@ final class KeyedContainerMakers {
     /// when a model's and its point's key types shared a slot of the direct-mapped table this
     /// replaced, encoding 10,000 shapes took 145.4M instructions instead of 112.6M.
     ///
-    /// A class, so that finding a maker reads the table where it is: through a stored property of
-    /// a struct it was a mutating access, whose check that the table's storage is not shared
-    /// cost a retain, a release and a call per container.
-    @exclusivity(unchecked) private var slots: [KeyedContainerMaker?] = Array(repeating: nil, count: 64)
+    /// The table holds each maker by a retain of its own (`Unmanaged`), so that finding one
+    /// counts no reference: reading a strong reference out of an array retains it, and the
+    /// caller releases it again, per container.
+    private let slots: UnsafeMutablePointer<Unmanaged<KeyedContainerMaker>?>
+    private static let slotCount = 64
 
-    init() {}
+    init() {
+        slots = .allocate(capacity: Self.slotCount)
+        slots.initialize(repeating: nil, count: Self.slotCount)
+    }
+
+    deinit {
+        removeAll()
+        slots.deallocate()
+    }
 
     /// The maker filed under `Key`, made by `make` (and filed) when there is none.
     @inline(__always)
     func maker<Key: CodingKey, Maker: KeyedContainerMaker>(
         keyedBy type: Key.Type, _ make: () -> Maker
     ) -> Maker {
+        unretainedMaker(keyedBy: Key.self, make).takeUnretainedValue()
+    }
+
+    /// ``maker(keyedBy:_:)``, unretained: the table holds it until ``removeAll()``.
+    @inline(__always)
+    func unretainedMaker<Key: CodingKey, Maker: KeyedContainerMaker>(
+        keyedBy type: Key.Type, _ make: () -> Maker
+    ) -> Unmanaged<Maker> {
         let keyType = ObjectIdentifier(Key.self)
         let address = UInt64(UInt(bitPattern: keyType))
         let set = Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) &>> 59) &<< 1
         if let maker = filed(keyType, set: set) {
-            assert(maker is Maker, "a table of makers of two kinds")
+            assert(maker.takeUnretainedValue() is Maker, "a table of makers of two kinds")
             // Not a checked cast: that would look up the metadata makers save.
-            return unsafeDowncast(maker, to: Maker.self)
+            return Unmanaged<Maker>.fromOpaque(maker.toOpaque())
         }
-        let maker = make()
-        slots[set | 1] = slots[set]
-        slots[set] = maker
-        return maker
+        return file(make(), set: set)
     }
 
-    /// The maker filed under the key type `keyType` in `set`, if any: a read, which leaves the
-    /// table alone (a mutating access checks first that the table's storage is not shared).
+    /// The maker filed under the key type `keyType` in `set`, if any.
     @inline(__always)
-    private func filed(_ keyType: ObjectIdentifier, set: Int) -> KeyedContainerMaker? {
-        if let maker = slots[set], maker.keyType == keyType { return maker }
-        if let maker = slots[set | 1], maker.keyType == keyType { return maker }
+    private func filed(_ keyType: ObjectIdentifier, set: Int) -> Unmanaged<KeyedContainerMaker>? {
+        if let maker = slots[set], maker._withUnsafeGuaranteedRef({ $0.keyType == keyType }) { return maker }
+        if let maker = slots[set | 1], maker._withUnsafeGuaranteedRef({ $0.keyType == keyType }) { return maker }
         return nil
+    }
+
+    /// Files `maker` first in `set`; the one in the set's second slot is dropped.
+    private func file<Maker: KeyedContainerMaker>(_ maker: Maker, set: Int) -> Unmanaged<Maker> {
+        slots[set | 1]?.release()
+        slots[set | 1] = slots[set]
+        slots[set] = Unmanaged.passRetained(maker as KeyedContainerMaker)
+        return Unmanaged.passUnretained(maker)
     }
 
     /// Closes every container the makers made and lets go of the makers. A run calls it when it
@@ -77,9 +98,11 @@ final class KeyedContainerMakers {
     /// ``SpareBox``), and a container that holds its parts by hand lets go of them only when
     /// closed (``MadeKeyedDecodingContainer/close()``).
     func removeAll() {
-        for index in slots.indices {
-            slots[index]?.close()
+        for index in 0..<Self.slotCount {
+            guard let maker = slots[index] else { continue }
             slots[index] = nil
+            maker._withUnsafeGuaranteedRef { $0.close() }
+            maker.release()
         }
     }
 }
@@ -121,6 +144,20 @@ class BoxReusingMaker<Erased>: KeyedContainerMaker {
     @inline(__always)
     final func erased(_ box: AnyObject) -> Erased {
         erasure.erased(box)
+    }
+
+    /// ``reusableBox()``, unretained (the maker holds it): for a caller that changes the
+    /// container in place and hands it out with ``erased(unretained:)``, the one retain a
+    /// container handed out needs.
+    @inline(__always)
+    final func unretainedReusableBox() -> Unmanaged<AnyObject>? {
+        spare.unretainedReusableBox()
+    }
+
+    /// The container whose box is `box`, retained once for the caller.
+    @inline(__always)
+    final func erased(unretained box: Unmanaged<AnyObject>) -> Erased {
+        box._withUnsafeGuaranteedRef { erasure.erased($0) }
     }
 
     /// Whether the next container made is to come with a sample, to check its box's layout.

@@ -45,6 +45,22 @@ struct SpareBox {
     /// expected).
     var layoutHolds: Bool { layoutChecked == true }
 
+    /// ``reusableBox()`` without a retain: the spare holds the box.
+    @inline(__always)
+    mutating func unretainedReusableBox() -> Unmanaged<AnyObject>? {
+        guard layoutChecked == true, isKnownUniquelyReferenced(&box), let box else { return nil }
+        return Unmanaged.passUnretained(box)
+    }
+
+    /// The container of type `type` in the box `box` (``unretainedReusableBox()``), to change in
+    /// place.
+    @inline(__always)
+    static func container<Container>(in box: Unmanaged<AnyObject>, as type: Container.Type)
+        -> UnsafeMutablePointer<Container>
+    {
+        (UnsafeMutableRawPointer(box.toOpaque()) + containerOffset).assumingMemoryBound(to: Container.self)
+    }
+
     /// Keeps `box`, just made, with whether it holds its container where expected
     /// (``holds(_:_:)``, asked of the first box; `nil` once checked).
     mutating func keep(_ box: AnyObject, layoutHolds: Bool?) {
