@@ -32,16 +32,21 @@ import Foundation
 final class KeyedContainerMakers {
     /// Two ways per set, the set chosen by a multiplicative hash of the key type's address, so
     /// that any two key types (a model's and its nested model's) keep their makers side by side.
-    /// A new maker goes first in its set and the one filed earlier there is dropped (that type
-    /// gets a new maker when it comes again). A maker made again costs the look-ups it saves:
-    /// when a model's and its point's key types shared a slot of the direct-mapped table this
-    /// replaced, encoding 10,000 shapes took 145.4M instructions instead of 112.6M.
+    /// A new maker goes first in its set and the one filed earlier in its second slot moves to
+    /// ``overflow``, looked up when neither slot holds the key type. A maker made again costs the
+    /// look-ups it saves: when a model's and its point's key types shared a slot of the
+    /// direct-mapped table this replaced, encoding 10,000 shapes took 145.4M instructions instead
+    /// of 112.6M. And no maker is dropped before the run ends: a container made by it may still
+    /// be in use, and the run closes every container a maker made (``removeAll()``).
     ///
     /// The table holds each maker by a retain of its own (`Unmanaged`), so that finding one
     /// counts no reference: reading a strong reference out of an array retains it, and the
     /// caller releases it again, per container.
     private let slots: UnsafeMutablePointer<Unmanaged<KeyedContainerMaker>?>
     private static let slotCount = 64
+    /// The makers moved out of their set by newer ones, by key type (each held by a retain of
+    /// its own). There are at most as many as the program has key types.
+    @exclusivity(unchecked) private var overflow: [ObjectIdentifier: Unmanaged<KeyedContainerMaker>] = [:]
 
     init() {
         slots = .allocate(capacity: Self.slotCount)
@@ -69,12 +74,18 @@ final class KeyedContainerMakers {
         let keyType = ObjectIdentifier(Key.self)
         let address = UInt64(UInt(bitPattern: keyType))
         let set = Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) &>> 59) &<< 1
-        if let maker = filed(keyType, set: set) {
+        if let maker = filed(keyType, set: set) ?? overflowed(keyType) {
             assert(maker.takeUnretainedValue() is Maker, "a table of makers of two kinds")
             // Not a checked cast: that would look up the metadata makers save.
             return Unmanaged<Maker>.fromOpaque(maker.toOpaque())
         }
         return file(make(), set: set)
+    }
+
+    /// The maker of `keyType` in ``overflow``, if any.
+    @inline(__always)
+    private func overflowed(_ keyType: ObjectIdentifier) -> Unmanaged<KeyedContainerMaker>? {
+        overflow.isEmpty ? nil : overflow[keyType]
     }
 
     /// The maker filed under the key type `keyType` in `set`, if any.
@@ -85,9 +96,9 @@ final class KeyedContainerMakers {
         return nil
     }
 
-    /// Files `maker` first in `set`; the one in the set's second slot is dropped.
+    /// Files `maker` first in `set`; the one in the set's second slot moves to ``overflow``.
     private func file<Maker: KeyedContainerMaker>(_ maker: Maker, set: Int) -> Unmanaged<Maker> {
-        slots[set | 1]?.release()
+        if let moved = slots[set | 1] { overflow[moved._withUnsafeGuaranteedRef { $0.keyType }] = moved }
         slots[set | 1] = slots[set]
         slots[set] = Unmanaged.passRetained(maker as KeyedContainerMaker)
         return Unmanaged.passUnretained(maker)
@@ -98,9 +109,14 @@ final class KeyedContainerMakers {
     /// ``SpareBox``), and a container that holds its parts by hand lets go of them only when
     /// closed (``MadeKeyedDecodingContainer/close()``).
     func removeAll() {
+        var makers = overflow.values.map { $0 }
+        overflow = [:]
         for index in 0..<Self.slotCount {
             guard let maker = slots[index] else { continue }
             slots[index] = nil
+            makers.append(maker)
+        }
+        for maker in makers {
             maker._withUnsafeGuaranteedRef { $0.close() }
             maker.release()
         }
