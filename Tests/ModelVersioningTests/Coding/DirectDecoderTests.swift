@@ -242,6 +242,8 @@ private final class DecCollectorBox: @unchecked Sendable {
     var kept: [(count: Int, container: KeyedDecodingContainer<DecCollected.CodingKeys>)] = []
     /// What the collection read again from every kept container, after all its items.
     var rereads: [Int] = []
+    /// The decoder, not kept alive by this: it must go when the run ends, kept containers or not.
+    weak var decoder: AnyObject?
     static let key = CodingUserInfoKey(rawValue: "collector")!
 }
 
@@ -270,23 +272,28 @@ private struct DecCollected: VersionedModel, Equatable {
 private struct DecCollection: VersionedModel, Equatable {
     var items: [DecCollected]
     var next: [DecCollection]
+    var name: String
     static let archiveTypeName = "DecCollection"
 
     enum CodingKeys: String, CodingKey {
-        case items, next
+        case items, next, name
     }
 
-    init(items: [DecCollected], next: [DecCollection]) {
+    init(items: [DecCollected], next: [DecCollection], name: String) {
         self.items = items
         self.next = next
+        self.name = name
     }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         items = try container.decode([DecCollected].self, forKey: .items)
-        // The same type nested: its container is asked for while this one is in use.
+        // The same type nested: its container is asked for while this one is in use, and this
+        // one reads on afterwards.
         next = try container.decode([DecCollection].self, forKey: .next)
+        name = try container.decode(String.self, forKey: .name)
         guard let box = decoder.userInfo[DecCollectorBox.key] as? DecCollectorBox else { return }
+        box.decoder = decoder as AnyObject
         box.rereads = try box.kept.map { try $0.container.decode(Int.self, forKey: .count) }
     }
 }
@@ -664,13 +671,29 @@ struct DirectDecoderTests {
         #expect(box.kept?.contains(.count) == false)
     }
 
+    @Test("the run lets go of its spare objects: nothing keeps the decoder alive after it")
+    func sparesReleased() throws {
+        // Two elements that keep nothing: the second's container goes into the first's box, and
+        // the first's object, which served the decoder, is left in the pool when the run ends.
+        let hoard = DecHoard(items: [DecHoarder(count: 0, extra: nil), DecHoarder(count: 3, extra: [1])])
+        let data = try ArchiveEncoder().encode(hoard)
+        let box = DecHoarderBox()
+        var options = DecodingOptions()
+        options.userInfo[DecHoarderBox.key] = box
+        let decoder = ArchiveDecoder(registry: try ModelRegistry([DecHoard.self, DecHoarder.self]), options: options)
+        #expect(DirectJSONDecoder.decode(DecHoard.self, from: data, with: decoder) == hoard)
+        #expect(box.kept == nil)
+        #expect(box.decoder == nil)
+    }
+
     @Test("containers a model keeps read their own object for the whole run, and nothing after it")
     func keptForGood() throws {
         // 200 kept containers: the held boxes are laid aside and swept many times over, and the
         // collections nest 30 deep, each asking for its container while its parent's is in use.
-        var collection = DecCollection(items: (0..<200).map(DecCollected.init), next: [])
+        var collection = DecCollection(items: (0..<200).map(DecCollected.init), next: [], name: "innermost")
         for depth in 1...20 {
-            collection = DecCollection(items: [DecCollected(count: 1000 + depth)], next: [collection])
+            collection = DecCollection(
+                items: [DecCollected(count: 1000 + depth)], next: [collection], name: "level \(depth)")
         }
         let data = try ArchiveEncoder().encode(collection)
         let box = DecCollectorBox()
@@ -683,10 +706,12 @@ struct DirectDecoderTests {
         // The outermost collection read last: every container kept in the run read its own count.
         #expect(box.kept.count == 220)
         #expect(box.rereads == box.kept.map(\.count))
-        // After the run, every one of them was closed.
+        // After the run, every one of them was closed, and nothing they held is left: the
+        // decoder is gone, though the containers are still held here.
         for (_, container) in box.kept {
             #expect(throws: (any Error).self) { try container.decode(Int.self, forKey: .count) }
         }
+        #expect(box.decoder == nil)
     }
 
     @Test("excluded keys read as absent; an allow-listed model key decodes its type")

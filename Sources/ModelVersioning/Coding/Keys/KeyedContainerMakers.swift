@@ -282,9 +282,12 @@ final class KeyedDecodingContainerMaker<Key: CodingKey, Parts>: BoxReusingMaker<
         return (container, SpareBox.holds(KeyedDecodingContainerErasure<Key>.box(of: container), sample))
     }
 
+    /// Puts a container made from `parts` into `box`, closing the one there first (one that
+    /// holds its parts by hand lets go of them only then).
     private static func refill<Container: MadeKeyedDecodingContainer<Key, Parts>>(
         _ box: AnyObject, _ type: Container.Type, _ parts: consuming Parts
     ) {
+        SpareBox.update(box, as: Container.self) { $0.close() }
         SpareBox.refill(box, with: Container(parts: consume parts))
     }
 }
