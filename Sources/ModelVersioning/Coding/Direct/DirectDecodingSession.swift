@@ -171,8 +171,9 @@ final class DirectDecodingSession {
         return DirectObject.make(capacity: Swift.max(capacity, Self.pooledCapacity), keys: keys)
     }
 
-    /// Keeps `object`, which nothing else holds, for ``makeObject(capacity:keys:)``. Its header
-    /// is emptied now: it holds the decoder, which holds this session.
+    /// Keeps `object`, which nothing else holds, for ``makeObject(capacity:keys:)``, emptied
+    /// but for its decoder and model (``DirectObject/reset(keys:)``; the run lets go of the spares
+    /// when it ends, ``releaseSpareObjects()``).
     @inline(__always)
     func recycle(_ object: consuming DirectObject) {
         guard spareObjects.count < Self.maxSpareObjects, object.state.pointee.capacity >= Self.pooledCapacity else {

@@ -6,7 +6,7 @@ import Foundation
 /// members in the text. What it cannot answer ends the run.
 struct DirectKeyedDecodingContainer<Key: CodingKey>: MadeKeyedDecodingContainer {
     /// The object read, held by a retain of the container's own, taken when it is made or
-    /// refilled and given back by ``reuse(_:)`` and ``close()``; `nil` once closed. Not a strong
+    /// refilled and given back by ``exchange(_:)`` and ``close()``; `nil` once closed. Not a strong
     /// reference: the standard library's box copies the container on every call through it, a
     /// retain and a release each time a model decodes a key (21 of them per object of the
     /// benchmark's shapes). The maker closes every container it made when the run ends

@@ -230,7 +230,7 @@ final class DirectJSONDecoder: Decoder {
             KeyedDecodingContainerMaker(DirectKeyedDecodingContainer<Key>.self)
         }
         return maker._withUnsafeGuaranteedRef { maker in
-            guard let box = maker.unretainedReusableBox() else { return maker.makeAndKeep(held) }
+            guard let box = maker.reusableBox() else { return maker.makeAndKeep(held) }
             // The object the spare container read before goes back to the session, as `pop()`
             // would have given it back had the spare not held it.
             if let previous = SpareBox.container(in: box, as: DirectKeyedDecodingContainer<Key>.self).pointee
@@ -238,7 +238,7 @@ final class DirectJSONDecoder: Decoder {
             {
                 session.recycle(retained: previous)
             }
-            return maker.erased(unretained: box)
+            return maker.erased(box)
         }
     }
 

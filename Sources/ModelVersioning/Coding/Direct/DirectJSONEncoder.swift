@@ -235,7 +235,8 @@ final class DirectJSONEncoder {
             // Its encoder is this one: the makers are this run's. (The serial and the model
             // changed in place: two reference counts fewer than a new container, 1.4M of 87.0M
             // instructions encoding 10,000 shapes.)
-            SpareBox.update(box, as: DirectKeyedEncodingContainer<Key>.self) { $0.reuse(serial: serial, model: model) }
+            SpareBox.container(in: box, as: DirectKeyedEncodingContainer<Key>.self).pointee.reuse(
+                serial: serial, model: model)
             return maker.erased(box)
         }
         return maker.makeAndKeep((encoder: self, serial: serial, model: model))

@@ -148,31 +148,17 @@ class BoxReusingMaker<Erased>: KeyedContainerMaker {
         super.init(keyType: keyType)
     }
 
-    /// The spare box when it is free, for a caller that changes the container in it in place
-    /// (``SpareBox/update(_:as:_:)``, fewer reference counts than a whole new container) and
-    /// hands it out with ``erased(_:)``.
+    /// The spare box when it is free, unretained (the maker holds it), for a caller that changes
+    /// the container in it in place (``SpareBox/container(in:as:)``, fewer reference counts than
+    /// a whole new container) and hands it out with ``erased(_:)``.
     @inline(__always)
-    final func reusableBox() -> AnyObject? {
+    final func reusableBox() -> Unmanaged<AnyObject>? {
         spare.reusableBox()
-    }
-
-    /// The container whose box is `box`.
-    @inline(__always)
-    final func erased(_ box: AnyObject) -> Erased {
-        erasure.erased(box)
-    }
-
-    /// ``reusableBox()``, unretained (the maker holds it): for a caller that changes the
-    /// container in place and hands it out with ``erased(unretained:)``, the one retain a
-    /// container handed out needs.
-    @inline(__always)
-    final func unretainedReusableBox() -> Unmanaged<AnyObject>? {
-        spare.unretainedReusableBox()
     }
 
     /// The container whose box is `box`, retained once for the caller.
     @inline(__always)
-    final func erased(unretained box: Unmanaged<AnyObject>) -> Erased {
+    final func erased(_ box: Unmanaged<AnyObject>) -> Erased {
         box._withUnsafeGuaranteedRef { erasure.erased($0) }
     }
 
@@ -267,7 +253,7 @@ final class KeyedDecodingContainerMaker<Key: CodingKey, Parts>: BoxReusingMaker<
     private static func close<Container: MadeKeyedDecodingContainer<Key, Parts>>(
         _ box: AnyObject, _ type: Container.Type
     ) {
-        SpareBox.update(box, as: Container.self) { $0.close() }
+        SpareBox.container(in: .passUnretained(box), as: Container.self).pointee.close()
     }
 
     /// Generic over the container type, which the existential passes in with its conformance;
@@ -285,10 +271,11 @@ final class KeyedDecodingContainerMaker<Key: CodingKey, Parts>: BoxReusingMaker<
     /// Puts a container made from `parts` into `box`, closing the one there first (one that
     /// holds its parts by hand lets go of them only then).
     private static func refill<Container: MadeKeyedDecodingContainer<Key, Parts>>(
-        _ box: AnyObject, _ type: Container.Type, _ parts: consuming Parts
+        _ box: Unmanaged<AnyObject>, _ type: Container.Type, _ parts: consuming Parts
     ) {
-        SpareBox.update(box, as: Container.self) { $0.close() }
-        SpareBox.refill(box, with: Container(parts: consume parts))
+        let container = SpareBox.container(in: box, as: Container.self)
+        container.pointee.close()
+        container.pointee = Container(parts: consume parts)
     }
 }
 
@@ -340,8 +327,8 @@ final class KeyedEncodingContainerMaker<Key: CodingKey, Parts>: BoxReusingMaker<
     }
 
     private static func refill<Container: MadeKeyedEncodingContainer<Key, Parts>>(
-        _ box: AnyObject, _ type: Container.Type, _ parts: consuming Parts
+        _ box: Unmanaged<AnyObject>, _ type: Container.Type, _ parts: consuming Parts
     ) {
-        SpareBox.refill(box, with: Container(parts: consume parts))
+        SpareBox.container(in: box, as: Container.self).pointee = Container(parts: consume parts)
     }
 }

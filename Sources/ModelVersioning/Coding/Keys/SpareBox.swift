@@ -35,31 +35,17 @@ struct SpareBox {
     var needsCheck: Bool { layoutChecked == nil }
 
     /// The box, when it can be made again: its layout checked, and nothing else holding it.
+    /// Unretained: the spare holds it, and the one retain a container handed out needs is taken
+    /// by ``KeyedContainerErasure/erased(_:)``.
     @inline(__always)
-    mutating func reusableBox() -> AnyObject? {
-        guard layoutChecked == true, isKnownUniquelyReferenced(&box) else { return nil }
-        return box
+    mutating func reusableBox() -> Unmanaged<AnyObject>? {
+        guard layoutChecked == true, isKnownUniquelyReferenced(&box), let box else { return nil }
+        return Unmanaged.passUnretained(box)
     }
 
     /// Whether the box kept last can be changed in place (its layout checked and found as
     /// expected).
     var layoutHolds: Bool { layoutChecked == true }
-
-    /// ``reusableBox()`` without a retain: the spare holds the box.
-    @inline(__always)
-    mutating func unretainedReusableBox() -> Unmanaged<AnyObject>? {
-        guard layoutChecked == true, isKnownUniquelyReferenced(&box), let box else { return nil }
-        return Unmanaged.passUnretained(box)
-    }
-
-    /// The container of type `type` in the box `box` (``unretainedReusableBox()``), to change in
-    /// place.
-    @inline(__always)
-    static func container<Container>(in box: Unmanaged<AnyObject>, as type: Container.Type)
-        -> UnsafeMutablePointer<Container>
-    {
-        (UnsafeMutableRawPointer(box.toOpaque()) + containerOffset).assumingMemoryBound(to: Container.self)
-    }
 
     /// Keeps `box`, just made, with whether it holds its container where expected
     /// (``holds(_:_:)``, asked of the first box; `nil` once checked).
@@ -70,29 +56,19 @@ struct SpareBox {
         self.box = box
     }
 
-    /// Puts `container` into `box`, a box ``reusableBox()`` returned, in place of the one it held.
+    /// The container of type `type` in `box` (a box ``reusableBox()`` returned, or one a maker
+    /// keeps), to change in place: a caller that knows its container's parts changes only those
+    /// that differ.
     @inline(__always)
-    static func refill<Container>(_ box: AnyObject, with container: consuming Container) {
-        containerAddress(in: box).assumingMemoryBound(to: Container.self).pointee = container
-    }
-
-    /// Changes the container of type `type` in `box` (a box ``reusableBox()`` returned) in
-    /// place: a caller that knows its container's parts changes only those that differ.
-    @inline(__always)
-    static func update<Container>(_ box: AnyObject, as type: Container.Type, _ change: (inout Container) -> Void) {
-        change(&containerAddress(in: box).assumingMemoryBound(to: Container.self).pointee)
-    }
-
-    /// The container of type `type` in `box` (a box ``reusableBox()`` returned), to change in
-    /// place.
-    @inline(__always)
-    static func container<Container>(in box: AnyObject, as type: Container.Type) -> UnsafeMutablePointer<Container> {
+    static func container<Container>(in box: Unmanaged<AnyObject>, as type: Container.Type)
+        -> UnsafeMutablePointer<Container>
+    {
         containerAddress(in: box).assumingMemoryBound(to: Container.self)
     }
 
     @inline(__always)
-    private static func containerAddress(in box: AnyObject) -> UnsafeMutableRawPointer {
-        UnsafeMutableRawPointer(Unmanaged.passUnretained(box).toOpaque()) + containerOffset
+    private static func containerAddress(in box: Unmanaged<AnyObject>) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(box.toOpaque()) + containerOffset
     }
 
     /// Whether `box` holds the bytes of `sample` right after the object's header. Reads within
@@ -100,7 +76,7 @@ struct SpareBox {
     static func holds<Container>(_ box: AnyObject, _ sample: borrowing Container) -> Bool {
         let size = MemoryLayout<Container>.size
         guard size > 0, MemoryLayout<Container>.alignment <= containerOffset else { return false }
-        let address = UnsafeRawPointer(containerAddress(in: box))
+        let address = UnsafeRawPointer(containerAddress(in: .passUnretained(box)))
         return withUnsafeBytes(of: copy sample) { bytes in
             guard let start = bytes.baseAddress else { return false }
             return memcmp(start, address, size) == 0
